@@ -1,0 +1,1 @@
+"""Finite-element core: mesh, elements, materials, assembly, time integration, results."""

@@ -1,0 +1,457 @@
+"""Implicit dynamics: phases, Newton-Raphson, step subdivision, energy bookkeeping.
+
+One time step reads as named phases: predict, then Newton iterations of
+(assemble residual and tangent, check convergence, solve for the correction), then update and
+record. A run is a list of :class:`Phase` objects, like the phase table of a Code_Aster study
+(time window, time step, scheme, loads, constraints, friction); each phase starts from the state
+where the previous one stopped, or from any state the caller gives (e.g. a release at rest).
+
+The time loop is a generator yielding one :class:`StepResult` per step; the caller decides what to
+record and write, so a run that fails has written everything up to the failure.
+
+Residual at t_{n+1} (HHT weighting alpha_f, see :mod:`fem.schemes`)::
+
+    R(u1) = M a1 + (1 + alpha_f) g1 - alpha_f g0,   g = f_int(u) + f_damp(u, v) + f_terms(u, v, t) - f_ext(t)
+
+``f_terms`` are extra force terms (contact, discrete springs) implementing :class:`ForceTerm`.
+Newton convergence follows Code_Aster: RESI_GLOB_RELA, ||R_free||_inf <= rela * ||L||_inf, where
+L gathers the external forces, the support reactions and the internal forces; RESI_GLOB_MAXI,
+||R_free||_inf <= maxi [N]. When both are given both must hold.
+"""
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field, replace
+from typing import Iterator, Protocol, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+from .loads import (Gravity, ImposedDisplacement, NodalForce, ResolvedConstraints, ResolvedLoads,
+                    resolve_constraints, resolve_loads)
+from .model import Model
+from .schemes import HHT, Newmark, Static
+
+logger = logging.getLogger(__name__)
+
+
+# ------------------------------------------------------------------------------------ settings
+@dataclass(frozen=True)
+class NewtonSettings:
+    """Newton-Raphson stopping criteria (Code_Aster CONVERGENCE).
+
+    Attributes
+    ----------
+    rela : RESI_GLOB_RELA, relative residual tolerance (None: not used).
+    maxi : RESI_GLOB_MAXI [N], absolute residual tolerance (None: not used).
+    max_iterations : ITER_GLOB_MAXI.
+    """
+
+    rela: float | None = 1e-6
+    maxi: float | None = None
+    max_iterations: int = 20
+
+    def __post_init__(self) -> None:
+        if self.rela is None and self.maxi is None:
+            raise ValueError("Newton needs RESI_GLOB_RELA (rela) or RESI_GLOB_MAXI (maxi)")
+        for name in ("rela", "maxi"):
+            v = getattr(self, name)
+            if v is not None and not v > 0:
+                raise ValueError(f"Newton tolerance {name} must be > 0, got {v}")
+        if self.max_iterations < 1:
+            raise ValueError(f"Newton max_iterations must be >= 1, got {self.max_iterations}")
+
+
+@dataclass(frozen=True)
+class Subdivision:
+    """Automatic step subdivision on Newton failure (Code_Aster DEFI_LIST_INST SUBD_PAS / SUBD_NIVEAU).
+
+    A failed step is cut into ``factor`` equal sub-steps, recursively, at most ``max_level`` times.
+    """
+
+    factor: int = 4
+    max_level: int = 3
+
+    def __post_init__(self) -> None:
+        if self.factor < 2 or self.max_level < 0:
+            raise ValueError(f"subdivision needs factor >= 2 and max_level >= 0, got {self.factor}, {self.max_level}")
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One row of a study's phase table.
+
+    Attributes
+    ----------
+    name : label used in logs and errors.
+    t_start, t_end : time window [s].
+    dt : time step [s], > 0; the last step is shortened to end exactly at t_end.
+    scheme : :class:`Newmark`, :class:`HHT` or :class:`Static`.
+    gravity : gravity field (with its ramp), or None.
+    forces : nodal forces.
+    constraints : imposed displacements (supports, imposed motions).
+    friction : Coulomb coefficient for the contact terms during this phase (None: keep the law's).
+    newton, subdivision : solver settings.
+    archive_every : yield ``archived=True`` every this many steps (and at the phase end).
+    """
+
+    name: str
+    t_start: float
+    t_end: float
+    dt: float
+    scheme: Newmark | HHT | Static = field(default_factory=Newmark)
+    gravity: Gravity | None = None
+    forces: tuple[NodalForce, ...] = ()
+    constraints: tuple[ImposedDisplacement, ...] = ()
+    friction: float | None = None
+    newton: NewtonSettings = field(default_factory=NewtonSettings)
+    subdivision: Subdivision = field(default_factory=Subdivision)
+    archive_every: int = 1
+
+    def __post_init__(self) -> None:
+        if not (np.isfinite(self.dt) and self.dt > 0):
+            raise ValueError(f"phase {self.name!r}: time step dt must be > 0 s, got {self.dt}")
+        if not (np.isfinite(self.t_start) and np.isfinite(self.t_end) and self.t_end > self.t_start):
+            raise ValueError(
+                f"phase {self.name!r}: t_end ({self.t_end}) must be after t_start ({self.t_start})"
+            )
+        if self.friction is not None and not self.friction >= 0:
+            raise ValueError(f"phase {self.name!r}: friction coefficient must be >= 0, got {self.friction}")
+        if self.archive_every < 1:
+            raise ValueError(f"phase {self.name!r}: archive_every must be >= 1")
+
+    def times(self) -> np.ndarray:
+        """Step end times (n_steps,) [s], uniform dt with a shorter last step if needed."""
+        span = self.t_end - self.t_start
+        n = max(1, math.ceil(span / self.dt - 1e-9))
+        t = self.t_start + self.dt * np.arange(1, n + 1)
+        t[-1] = self.t_end
+        return t
+
+
+# ------------------------------------------------------------------------------------ terms
+@dataclass(frozen=True)
+class TermForces:
+    """Contribution of an extra force term: force (n_dofs,) [N], d/du and d/dv (CSR or None)."""
+
+    force: np.ndarray
+    d_du: sp.spmatrix | None = None
+    d_dv: sp.spmatrix | None = None
+
+
+class ForceTerm(Protocol):
+    """An extra force in the residual (contact, discrete springs, shock elements).
+
+    ``evaluate`` is called at every Newton iteration with the trial state; ``commit`` once the step
+    has converged (to update internal variables such as contact status or slip), ``set_phase``
+    when a phase starts (friction coefficient of the phase).
+    """
+
+    def evaluate(self, u: np.ndarray, v: np.ndarray, t: float, tangent: bool) -> TermForces: ...
+
+    def commit(self, u: np.ndarray, v: np.ndarray, t: float) -> None: ...
+
+    def set_phase(self, phase: Phase) -> None: ...
+
+
+# ------------------------------------------------------------------------------------ state
+@dataclass(frozen=True)
+class Energies:
+    """Cumulated energy terms since the start of the bookkeeping [J].
+
+    external_work : int f_ext . du (gravity and nodal forces).
+    reaction_work : int r . du at constrained dofs (work of imposed motions and supports).
+    damping_dissipation : int f_damp . du (Rayleigh).
+    term_work : int f_terms . du (energy taken by contact / springs: stored plus dissipated).
+    initial : kinetic + strain energy when the bookkeeping started.
+    """
+
+    external_work: float = 0.0
+    reaction_work: float = 0.0
+    damping_dissipation: float = 0.0
+    term_work: float = 0.0
+    initial: float = 0.0
+
+
+@dataclass(frozen=True)
+class State:
+    """Mechanical state at time t. Arrays have shape (n_dofs,).
+
+    a = None means "not known": the next phase computes it from equilibrium (Code_Aster does the
+    same when ETAT_INIT gives no acceleration). Force arrays are those of the phase that produced
+    the state; they are recomputed when a phase starts.
+    """
+
+    t: float
+    u: np.ndarray
+    v: np.ndarray
+    a: np.ndarray | None = None
+    f_int: np.ndarray | None = None
+    f_damp: np.ndarray | None = None
+    f_terms: np.ndarray | None = None
+    f_ext: np.ndarray | None = None
+    reactions: np.ndarray | None = None
+    energies: Energies = field(default_factory=Energies)
+
+    @classmethod
+    def at_rest(cls, n_dofs: int, t: float = 0.0, u: np.ndarray | None = None) -> "State":
+        """Zero velocity, displacement u (default zero), acceleration to be computed."""
+        u = np.zeros(n_dofs) if u is None else np.array(u, dtype=float)
+        return cls(t=t, u=u, v=np.zeros(n_dofs))
+
+    def released(self, t: float | None = None) -> "State":
+        """Same displacement, velocity reset to zero, energies restarted (SDNV105 release)."""
+        return State.at_rest(self.u.size, self.t if t is None else t, self.u)
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What a step reports: the new state, Newton iterations, number of sub-steps used (1 if no
+    subdivision), and whether the step is an archive step."""
+
+    phase: str
+    state: State
+    iterations: int
+    substeps: int
+    archived: bool
+
+
+class ConvergenceError(RuntimeError):
+    """Newton failed and step subdivision is exhausted.
+
+    Attributes: time [s], dt [s], residual [N], node, component, phase.
+    """
+
+    def __init__(self, phase: str, time: float, dt: float, residual: float, node: int, component: str,
+                 coordinates: tuple[float, float], iterations: int, detail: str = "") -> None:
+        self.phase, self.time, self.dt, self.residual = phase, time, dt, residual
+        self.node, self.component = node, component
+        msg = (
+            f"Newton did not converge in phase {phase!r} for the step ending at t = {time:.9g} s "
+            f"(dt = {dt:.3g} s, subdivision exhausted) after {iterations} iterations: largest residual "
+            f"{residual:.3e} N on d{component} of node {node} at ({coordinates[0]:.6g}, {coordinates[1]:.6g})"
+        )
+        super().__init__(msg + (f"; {detail}" if detail else ""))
+
+
+class _NewtonFailure(Exception):
+    def __init__(self, residual: float, dof: int, iterations: int) -> None:
+        super().__init__()
+        self.residual, self.dof, self.iterations = residual, dof, iterations
+
+
+# ------------------------------------------------------------------------------------ stepping
+@dataclass
+class _PhaseContext:
+    """Everything a phase resolves once: constraints, loads, free dofs, terms."""
+
+    model: Model
+    phase: Phase
+    constraints: ResolvedConstraints
+    loads: ResolvedLoads
+    free: np.ndarray
+    terms: Sequence[ForceTerm]
+
+
+def _make_context(model: Model, phase: Phase, terms: Sequence[ForceTerm]) -> _PhaseContext:
+    constraints = resolve_constraints(model.mesh, phase.constraints, extra_fixed=model.unused_dofs)
+    loads = resolve_loads(model, phase.gravity, phase.forces)
+    mask = np.ones(model.n_dofs, dtype=bool)
+    mask[constraints.dofs] = False
+    for term in terms:
+        term.set_phase(phase)
+    return _PhaseContext(model, phase, constraints, loads, np.flatnonzero(mask), terms)
+
+
+def _evaluate(ctx: _PhaseContext, u, v, t, tangent=True):
+    """Internal, damping and term forces (and derivatives) at a trial state."""
+    forces = ctx.model.forces(u, v, tangent)
+    f_terms = np.zeros(ctx.model.n_dofs)
+    K, C = forces.stiffness, forces.damping_matrix
+    for term in ctx.terms:
+        tf = term.evaluate(u, v, t, tangent)
+        f_terms = f_terms + tf.force
+        if tangent and tf.d_du is not None:
+            K = K + tf.d_du
+        if tangent and tf.d_dv is not None:
+            C = C + tf.d_dv
+    return forces, f_terms, K, C
+
+
+def _residual_scale(*vectors: np.ndarray) -> float:
+    return max(float(np.max(np.abs(v))) if v.size else 0.0 for v in vectors)
+
+
+def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceTerm] = ()):
+    """Resolve a phase and complete ``state`` for it (forces at t_start; acceleration from
+    equilibrium M a = f_ext - f_int - f_damp - f_terms on free dofs if unknown)."""
+    ctx = _make_context(model, phase, terms)
+    t0 = state.t
+    if isinstance(phase.scheme, Static):
+        state = replace(state, v=np.zeros(model.n_dofs), a=np.zeros(model.n_dofs))
+    u = state.u.copy()
+    u[ctx.constraints.dofs] = ctx.constraints.at(t0)
+    forces, f_terms, _, _ = _evaluate(ctx, u, state.v, t0, tangent=False)
+    f_ext = ctx.loads.at(t0)
+    a = state.a
+    if a is None:
+        a = np.zeros(model.n_dofs)
+        rhs = (f_ext - forces.internal - forces.damping - f_terms)[ctx.free]
+        M_ff = model.mass[ctx.free][:, ctx.free]
+        a[ctx.free] = spla.spsolve(M_ff.tocsc(), rhs)
+    g = forces.internal + forces.damping + f_terms - f_ext
+    reactions = np.zeros(model.n_dofs)
+    reactions[ctx.constraints.dofs] = (model.mass @ a + g)[ctx.constraints.dofs]
+    energies = state.energies
+    if state.f_int is None:  # bookkeeping starts here
+        energies = replace(energies, initial=model.kinetic_energy(state.v) + model.strain_energy(u))
+    new = replace(state, u=u, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms,
+                  f_ext=f_ext, reactions=reactions, energies=energies)
+    return ctx, new
+
+
+def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, int]:
+    """One time step from ``state`` to ``t1``; raises _NewtonFailure."""
+    model, scheme, settings = ctx.model, ctx.phase.scheme, ctx.phase.newton
+    dt = t1 - state.t
+    static = isinstance(scheme, Static)
+    u0, v0, a0 = state.u, state.v, state.a
+    if static:
+        ca = cv = af = 0.0
+        zero = np.zeros_like(u0)
+
+        def kinematics(u):
+            return zero, zero
+
+        u = u0.copy()
+    else:
+        beta, gamma, af = scheme.beta, scheme.gamma, scheme.alpha_f
+        ca, cv = 1.0 / (beta * dt * dt), gamma / (beta * dt)
+
+        def kinematics(u):
+            a = ca * (u - u0 - dt * v0) - (0.5 / beta - 1.0) * a0
+            return a, v0 + dt * ((1.0 - gamma) * a0 + gamma * a)
+
+        u = u0 + dt * v0 + 0.5 * dt * dt * a0  # predictor: constant acceleration
+    g0 = state.f_int + state.f_damp + state.f_terms - state.f_ext
+    cdofs, free = ctx.constraints.dofs, ctx.free
+    M = model.mass
+
+    u[cdofs] = ctx.constraints.at(t1)
+    f_ext = ctx.loads.at(t1)
+    it = 0
+    while True:
+        a, v = kinematics(u)
+        forces, f_terms, K, C = _evaluate(ctx, u, v, t1, tangent=True)
+        g = forces.internal + forces.damping + f_terms - f_ext
+        Ma = M @ a
+        R = Ma + (1.0 + af) * g - af * g0
+        R_free = R[free]
+        res = float(np.max(np.abs(R_free))) if R_free.size else 0.0
+        if not np.isfinite(res):
+            raise _NewtonFailure(res, int(free[0]) if free.size else 0, it)
+        reactions_c = (Ma + g)[cdofs]
+        scale = _residual_scale(f_ext, reactions_c, forces.internal)
+        ok_rela = settings.rela is None or res <= settings.rela * scale
+        ok_maxi = settings.maxi is None or res <= settings.maxi
+        if ok_rela and ok_maxi and (it > 0 or res <= 1e-15 * max(scale, 1.0)):
+            break
+        if it >= settings.max_iterations:
+            raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]), it)
+        J = (ca * M + (1.0 + af) * (K + cv * C)).tocsr()
+        du = spla.spsolve(J[free][:, free].tocsc(), -R_free)
+        u = u.copy()
+        u[free] += du
+        it += 1
+
+    reactions = np.zeros(model.n_dofs)
+    reactions[cdofs] = reactions_c
+    du_step = u - u0
+    e = state.energies
+    energies = replace(
+        e,
+        external_work=e.external_work + 0.5 * float((state.f_ext + f_ext) @ du_step),
+        reaction_work=e.reaction_work + 0.5 * float((state.reactions + reactions) @ du_step),
+        damping_dissipation=e.damping_dissipation + 0.5 * float((state.f_damp + forces.damping) @ du_step),
+        term_work=e.term_work + 0.5 * float((state.f_terms + f_terms) @ du_step),
+    )
+    for term in ctx.terms:
+        term.commit(u, v, t1)
+    new = State(t=t1, u=u, v=v, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms,
+                f_ext=f_ext, reactions=reactions, energies=energies)
+    return new, it
+
+
+def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: int = 0):
+    """Advance to t1, cutting the step on Newton failure. Returns (state, iterations, substeps)."""
+    try:
+        new, it = _newton_step(ctx, state, t1)
+        return new, it, 1
+    except _NewtonFailure as failure:
+        sub = ctx.phase.subdivision
+        if level >= sub.max_level:
+            node, comp = divmod(failure.dof, 2)
+            xy = ctx.model.mesh.points[node]
+            raise ConvergenceError(ctx.phase.name, t1, t1 - state.t, failure.residual, int(node), "xy"[comp],
+                                   (float(xy[0]), float(xy[1])), failure.iterations) from None
+        logger.info("phase %s: Newton failed at t=%.9g (residual %.3e), cutting dt=%.3g by %d",
+                    ctx.phase.name, t1, failure.residual, t1 - state.t, sub.factor)
+        total_it, total_sub = 0, 0
+        times = np.linspace(state.t, t1, sub.factor + 1)[1:]
+        for t in times:
+            state, it, n = _step_with_subdivision(ctx, state, float(t), level + 1)
+            total_it += it
+            total_sub += n
+        return state, total_it, total_sub
+
+
+def integrate(model: Model, phase: Phase, state: State, terms: Sequence[ForceTerm] = ()) -> Iterator[StepResult]:
+    """Integrate one phase from ``state`` (its time is the phase start). Yields one
+    :class:`StepResult` per step; the first one is the (completed) initial state, with 0 iterations."""
+    if not math.isclose(state.t, phase.t_start, rel_tol=0, abs_tol=1e-12 * max(1.0, abs(phase.t_start))):
+        state = replace(state, t=phase.t_start)
+    ctx, state = start_phase(model, phase, state, terms)
+    yield StepResult(phase.name, state, 0, 0, True)
+    times = phase.times()
+    for k, t1 in enumerate(times):
+        state, it, n = _step_with_subdivision(ctx, state, float(t1))
+        archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
+        yield StepResult(phase.name, state, it, n, archived)
+
+
+def run_phases(model: Model, phases: Sequence[Phase], state: State, terms: Sequence[ForceTerm] = ()
+               ) -> Iterator[StepResult]:
+    """Chain phases: each starts from the last state of the previous one. The initial state of
+    every phase after the first is not yielded again."""
+    for i, phase in enumerate(phases):
+        for k, result in enumerate(integrate(model, phase, state, terms)):
+            if k == 0 and i > 0:
+                continue
+            state = result.state
+            yield result
+
+
+def energy_report(model: Model, state: State, gravity_vector: np.ndarray | None = None) -> dict[str, float]:
+    """Energy terms of a state [J].
+
+    balance_error = kinetic + strain + damping dissipation + term work - external work - reaction
+    work - initial: zero for an exact energy-conserving integration, negative when the scheme
+    dissipates numerically.
+    """
+    ke = model.kinetic_energy(state.v)
+    se = model.strain_energy(state.u)
+    e = state.energies
+    out = {
+        "kinetic": ke,
+        "strain": se,
+        "external_work": e.external_work,
+        "reaction_work": e.reaction_work,
+        "damping_dissipation": e.damping_dissipation,
+        "term_work": e.term_work,
+        "balance_error": ke + se + e.damping_dissipation + e.term_work - e.external_work - e.reaction_work - e.initial,
+    }
+    if gravity_vector is not None:
+        out["gravity_potential"] = -float(gravity_vector @ state.u)
+    return out

@@ -1,0 +1,377 @@
+"""Plane-stress continuum model: element geometry computed once, vectorised assembly of internal
+forces, tangent, mass, Rayleigh damping and gravity.
+
+Kinematics
+----------
+``"total_lagrangian"`` (Code_Aster ``GROT_GDEP``): deformation gradient F = I + grad_X u,
+Green-Lagrange strain E = (F^T F - I)/2, second Piola-Kirchhoff stress S = D : E (Saint-Venant-
+Kirchhoff, plane stress), nodal internal force f_a = int_V0 F S grad_X N_a dV0. A rigid rotation
+gives F = R, E = 0, S = 0: no force, whatever the angle.
+
+``"small_strain"`` (``PETIT``): eps = sym(grad u), sigma = D : eps, linear. A rigid rotation of
+angle theta gives a spurious strain (cos(theta) - 1) in both directions.
+
+Damping (Code_Aster convention, AMOR_ALPHA multiplies stiffness, AMOR_BETA mass)
+--------------------------------------------------------------------------------
+Stiffness-proportional damping is written as a viscous stress S_d = alpha D : dE/dt with
+dE/dt = sym(F^T grad_X v); its nodal force is int F S_d grad N dV0. In small strain it is exactly
+alpha K v; with large rotations it vanishes for any rigid motion (dE/dt = 0), unlike alpha K0 v.
+Mass-proportional damping beta M v resists rigid motion by construction (as in Code_Aster).
+
+Dofs: node i carries dofs 2i (x) and 2i+1 (y). Units SI: forces in N, for the given thickness.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from .elements import ReferenceElement, reference_element
+from .material import ElasticMaterial
+from .mesh import Mesh, MeshError
+from .sparsity import SparsityPattern
+
+KINEMATICS = ("total_lagrangian", "small_strain")
+
+
+@dataclass(frozen=True)
+class ElementSet:
+    """Geometry of the cells of one region, computed once in the reference configuration.
+
+    Attributes
+    ----------
+    group : cell group name; material : its :class:`ElasticMaterial`; element : reference element.
+    connectivity : (n_el, n_en) node indices.
+    dofs : (n_el, 2 n_en) global dofs, node-major (x, y per node).
+    grad : (n_el, n_qp, n_en, 2) dN_a/dX_J at the stiffness quadrature points [1/m].
+    dvol : (n_el, n_qp) quadrature weight * det J * thickness [m^3].
+    mass_shape : (n_qpm, n_en) N_a at the mass quadrature points.
+    mass_dvol : (n_el, n_qpm) weight * det J * thickness at the mass points [m^3].
+    hooke : (3, 3) plane-stress matrix [Pa].
+    """
+
+    group: str
+    material: ElasticMaterial
+    element: ReferenceElement
+    connectivity: np.ndarray
+    dofs: np.ndarray
+    grad: np.ndarray
+    dvol: np.ndarray
+    mass_shape: np.ndarray
+    mass_dvol: np.ndarray
+    hooke: np.ndarray
+
+    @property
+    def n_elements(self) -> int:
+        return int(self.connectivity.shape[0])
+
+
+@dataclass(frozen=True)
+class InternalForces:
+    """Internal and damping forces at a state (u, v) and their derivatives.
+
+    Attributes
+    ----------
+    internal : (n_dofs,) f_int(u) [N].
+    damping : (n_dofs,) f_damp(u, v) [N] (stiffness- and mass-proportional Rayleigh).
+    stiffness : d(f_int + f_damp)/du, CSR (n_dofs, n_dofs) [N/m], or None if not requested.
+    damping_matrix : d f_damp / dv, CSR [N s/m], or None.
+    """
+
+    internal: np.ndarray
+    damping: np.ndarray
+    stiffness: sp.csr_matrix | None = None
+    damping_matrix: sp.csr_matrix | None = None
+
+
+def _jacobians(points: np.ndarray, conn: np.ndarray, element: ReferenceElement, xi: np.ndarray):
+    """det J (n_el, n_qp) and inverse J (n_el, n_qp, 2, 2) at reference points xi (n_qp, 2)."""
+    dN = element.shape_grad(xi)  # (nq, nen, 2)
+    X = points[conn]  # (ne, nen, 2)
+    J = np.einsum("eai,qaj->eqij", X, dN)  # dX_i/dxi_j
+    det = J[..., 0, 0] * J[..., 1, 1] - J[..., 0, 1] * J[..., 1, 0]
+    return det, J, dN
+
+
+def build_element_set(mesh: Mesh, group: str, material: ElasticMaterial, thickness: float) -> ElementSet:
+    """Precompute the reference-configuration geometry of the cells of ``group``.
+
+    Raises
+    ------
+    MeshError : missing group, group of lines, or an inverted / degenerate cell (det J <= 0).
+    """
+    block = mesh.cells(group)
+    if block.dim != 2:
+        raise MeshError(f"cell group {group!r} holds {block.cell_type!r} cells, not surface cells: "
+                        "a material can only be assigned to a surface group")
+    element = reference_element(block.cell_type)
+    conn = np.asarray(block.connectivity, dtype=np.int64)
+    rule, mrule = element.stiffness_rule, element.mass_rule
+    det, J, dN = _jacobians(mesh.points, conn, element, rule.points)
+    mdet, _, _ = _jacobians(mesh.points, conn, element, mrule.points)
+    bad = np.flatnonzero((det <= 0).any(axis=1) | (mdet <= 0).any(axis=1))
+    if bad.size:
+        e = int(bad[0])
+        raise MeshError(
+            f"cell {e} of group {group!r} (nodes {conn[e].tolist()}) is inverted or degenerate "
+            f"(Jacobian determinant {det[e].min():.3e} <= 0); {bad.size} such cell(s) in the group"
+        )
+    Jinv = np.linalg.inv(J)  # dxi_j/dX_J
+    grad = np.einsum("qaj,eqjJ->eqaJ", dN, Jinv)
+    dofs = np.stack([2 * conn, 2 * conn + 1], axis=-1).reshape(conn.shape[0], -1)
+    return ElementSet(
+        group=group,
+        material=material,
+        element=element,
+        connectivity=conn,
+        dofs=dofs,
+        grad=grad,
+        dvol=det * rule.weights[None, :] * thickness,
+        mass_shape=element.shape(mrule.points),
+        mass_dvol=mdet * mrule.weights[None, :] * thickness,
+        hooke=material.plane_stress_matrix(),
+    )
+
+
+def _scatter(dofs: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
+    """Sum element vectors values (ne, m) into a global vector (n,) at dofs (ne, m)."""
+    return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=n)
+
+
+def _voigt(T: np.ndarray) -> np.ndarray:
+    """Symmetric 2x2 tensors (..., 2, 2) -> Voigt (..., 3) with engineering shear."""
+    return np.stack([T[..., 0, 0], T[..., 1, 1], T[..., 0, 1] + T[..., 1, 0]], axis=-1)
+
+
+def _tensor(S: np.ndarray) -> np.ndarray:
+    """Voigt stress (..., 3) -> tensor (..., 2, 2)."""
+    return np.stack([np.stack([S[..., 0], S[..., 2]], -1), np.stack([S[..., 2], S[..., 1]], -1)], -2)
+
+
+def _strain_operator(F: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """Voigt operator B (n_el, n_qp, 3, 2 n_en) with delta E = B delta u_e for a given F.
+
+    delta E_IJ = sym(F_iI grad_J N_a) delta u_ai; rows (11, 22, 2*12), columns node-major.
+    """
+    ne, nq, nen, _ = grad.shape
+    B = np.empty((ne, nq, 3, nen, 2))
+    for i in range(2):  # displacement component: loop of length 2, vectorised over everything else
+        B[..., 0, :, i] = F[..., i, 0, None] * grad[..., 0]
+        B[..., 1, :, i] = F[..., i, 1, None] * grad[..., 1]
+        B[..., 2, :, i] = F[..., i, 0, None] * grad[..., 1] + F[..., i, 1, None] * grad[..., 0]
+    return B.reshape(ne, nq, 3, 2 * nen)
+
+
+def _bt_d_b(Bw: np.ndarray, D: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Element matrices sum_q Bw^T D B, shapes (ne, nq, 3, m) -> (ne, m, m)."""
+    ne, nq, _, m = B.shape
+    DB = np.einsum("kl,eqlm->eqkm", D, B)
+    return np.matmul(Bw.reshape(ne, nq * 3, m).transpose(0, 2, 1), DB.reshape(ne, nq * 3, m))
+
+
+def _geometric(S: np.ndarray, grad: np.ndarray, dvol: np.ndarray) -> np.ndarray:
+    """Initial-stress matrices delta_ik int grad N_a . S . grad N_b, (ne, 2 nen, 2 nen)."""
+    ne, nq, nen, _ = grad.shape
+    Gs = np.einsum("eqaI,eqIJ,eqbJ,eq->eab", grad, S, grad, dvol, optimize=True)
+    K = np.zeros((ne, nen, 2, nen, 2))
+    K[:, :, 0, :, 0] = Gs
+    K[:, :, 1, :, 1] = Gs
+    return K.reshape(ne, 2 * nen, 2 * nen)
+
+
+class Model:
+    """A plane-stress body (or several) on a mesh.
+
+    Parameters
+    ----------
+    mesh : :class:`fem.mesh.Mesh`.
+    regions : mapping (or sequence of pairs) cell-group name -> :class:`ElasticMaterial`
+        (Code_Aster AFFE_MATERIAU / AFFE_MODELE C_PLAN).
+    thickness : out-of-plane thickness [m], > 0 (default 1 m).
+    kinematics : ``"total_lagrangian"`` (default, large rotations) or ``"small_strain"``.
+    lumped_mass : HRZ-lumped (diagonal) mass instead of the consistent mass.
+
+    Nodes that belong to no region carry no stiffness or mass; their dofs are listed in
+    :attr:`unused_dofs` and the time integrators hold them at zero.
+    """
+
+    def __init__(
+        self,
+        mesh: Mesh,
+        regions: Mapping[str, ElasticMaterial] | Sequence[tuple[str, ElasticMaterial]],
+        thickness: float = 1.0,
+        kinematics: str = "total_lagrangian",
+        lumped_mass: bool = False,
+    ) -> None:
+        if not (np.isfinite(thickness) and thickness > 0):
+            raise ValueError(f"thickness must be > 0 m, got {thickness}")
+        if kinematics not in KINEMATICS:
+            raise ValueError(f"unknown kinematics {kinematics!r}; choose one of {KINEMATICS}")
+        items = list(regions.items()) if isinstance(regions, Mapping) else list(regions)
+        if not items:
+            raise ValueError("a model needs at least one region (cell group, material)")
+        self.mesh = mesh
+        self.thickness = float(thickness)
+        self.kinematics = kinematics
+        self.lumped_mass = lumped_mass
+        self.n_dofs = 2 * mesh.n_nodes
+        self.sets = tuple(build_element_set(mesh, g, m, self.thickness) for g, m in items)
+        self.pattern = SparsityPattern.from_element_dofs(self.n_dofs, [s.dofs for s in self.sets])
+        used = np.zeros(self.n_dofs, dtype=bool)
+        for s in self.sets:
+            used[s.dofs.ravel()] = True
+        self.unused_dofs = np.flatnonzero(~used)
+        self.mass = self._assemble_mass()
+        betas = [s.material.rayleigh_mass for s in self.sets]
+        self.mass_damping = self._assemble_mass(betas) if any(betas) else None
+        self._has_stiffness_damping = any(s.material.rayleigh_stiffness > 0 for s in self.sets)
+
+    # ----------------------------------------------------------------------------- mass, loads
+    def _element_mass(self, s: ElementSet) -> np.ndarray:
+        """Element mass matrices (ne, 2 nen, 2 nen) [kg], consistent or HRZ-lumped."""
+        N = s.mass_shape
+        m = s.material.density * np.einsum("qa,qb,eq->eab", N, N, s.mass_dvol)
+        if self.lumped_mass:
+            diag = np.einsum("eaa->ea", m)
+            total = m.sum(axis=(1, 2))
+            m = np.einsum("ea,ab->eab", diag * (total / diag.sum(axis=1))[:, None], np.eye(N.shape[1]))
+        ne, nen, _ = m.shape
+        M = np.zeros((ne, nen, 2, nen, 2))
+        M[:, :, 0, :, 0] = m
+        M[:, :, 1, :, 1] = m
+        return M.reshape(ne, 2 * nen, 2 * nen)
+
+    def _assemble_mass(self, factors: Sequence[float] | None = None) -> sp.csr_matrix:
+        """Mass matrix [kg], each region's block scaled by ``factors`` (default 1)."""
+        factors = factors if factors is not None else [1.0] * len(self.sets)
+        return self.pattern.assemble([f * self._element_mass(s) for f, s in zip(factors, self.sets)])
+
+    def gravity_force(self, acceleration: Sequence[float]) -> np.ndarray:
+        """Nodal body force (n_dofs,) [N] of a uniform acceleration field g (2,) [m/s^2]:
+        f_a = int rho N_a g dV."""
+        g = np.asarray(acceleration, dtype=float)
+        f = np.zeros(self.n_dofs)
+        for s in self.sets:
+            nodal = s.material.density * np.einsum("qa,eq->ea", s.mass_shape, s.mass_dvol)  # (ne, nen) kg
+            f += _scatter(s.dofs, (nodal[..., None] * g).reshape(s.n_elements, -1), self.n_dofs)
+        return f
+
+    def total_mass(self, group: str | None = None) -> float:
+        """Mass [kg] of all regions or of one region."""
+        return float(sum(
+            s.material.density * s.mass_dvol.sum() for s in self.sets if group is None or s.group == group
+        ))
+
+    def kinetic_energy(self, v: np.ndarray, group: str | None = None) -> float:
+        """0.5 v^T M v [J], of the whole model or of one region (Code_Aster POST_ELEM ENER_CIN)."""
+        if group is None:
+            return 0.5 * float(v @ (self.mass @ v))
+        s = self._set(group)
+        ve = v[s.dofs]
+        return 0.5 * float(np.einsum("em,emn,en->", ve, self._element_mass(s), ve))
+
+    def _set(self, group: str) -> ElementSet:
+        for s in self.sets:
+            if s.group == group:
+                return s
+        raise MeshError(f"model has no region {group!r}; regions: {[s.group for s in self.sets]}")
+
+    # ----------------------------------------------------------------------------- kinematics
+    def _kinematics(self, s: ElementSet, u: np.ndarray):
+        """Displacement gradient H, deformation gradient F (operator), Green-Lagrange E (Voigt)."""
+        ue = u[s.dofs].reshape(s.n_elements, -1, 2)
+        H = np.einsum("eai,eqaJ->eqiJ", ue, s.grad)
+        if self.kinematics == "total_lagrangian":
+            F = H + np.eye(2)
+            E = 0.5 * (H + np.swapaxes(H, -1, -2) + np.einsum("eqkI,eqkJ->eqIJ", H, H))
+        else:
+            F = np.broadcast_to(np.eye(2), H.shape)
+            E = 0.5 * (H + np.swapaxes(H, -1, -2))
+        return H, F, _voigt(E)
+
+    def forces(self, u: np.ndarray, v: np.ndarray | None = None, tangent: bool = True) -> InternalForces:
+        """Internal force, damping force and (optionally) their derivatives at (u, v).
+
+        Parameters
+        ----------
+        u, v : (n_dofs,) displacement [m] and velocity [m/s] (v = None: no damping force).
+        tangent : also assemble d(f_int + f_damp)/du and d f_damp/dv.
+        """
+        n = self.n_dofs
+        f_int = np.zeros(n)
+        f_damp = np.zeros(n)
+        K_blocks, C_blocks = [], []
+        tl = self.kinematics == "total_lagrangian"
+        for s in self.sets:
+            _, F, E = self._kinematics(s, u)
+            D = s.hooke
+            S = E @ D.T  # (ne, nq, 3) PK2 (TL) or Cauchy (small strain) [Pa]
+            B = _strain_operator(F, s.grad)
+            Bw = B * s.dvol[..., None, None]
+            f_int += _scatter(s.dofs, np.einsum("eqkm,eqk->em", Bw, S), n)
+            alpha = s.material.rayleigh_stiffness
+            S_d = None
+            if v is not None and alpha > 0:
+                ve = v[s.dofs]
+                E_dot = np.einsum("eqkm,em->eqk", B, ve)  # dE/dt = sym(F^T grad v)
+                S_d = alpha * (E_dot @ D.T)
+                f_damp += _scatter(s.dofs, np.einsum("eqkm,eqk->em", Bw, S_d), n)
+            if not tangent:
+                continue
+            K_mat = _bt_d_b(Bw, D, B)
+            K = K_mat.copy()
+            if tl:
+                S_total = S if S_d is None else S + S_d
+                K += _geometric(_tensor(S_total), s.grad, s.dvol)
+                if S_d is not None:
+                    # d/du of sym(F^T grad v): the strain operator with F replaced by grad v
+                    Hv = np.einsum("eai,eqaJ->eqiJ", v[s.dofs].reshape(s.n_elements, -1, 2), s.grad)
+                    K += alpha * _bt_d_b(Bw, D, _strain_operator(Hv, s.grad))
+            K_blocks.append(K)
+            C_blocks.append(alpha * K_mat)
+        if self.mass_damping is not None and v is not None:
+            f_damp += self.mass_damping @ v
+        if not tangent:
+            return InternalForces(f_int, f_damp)
+        K = self.pattern.assemble(K_blocks)
+        C = self.pattern.assemble(C_blocks)
+        if self.mass_damping is not None:
+            C = C + self.mass_damping
+        return InternalForces(f_int, f_damp, K, C)
+
+    def stiffness(self, u: np.ndarray | None = None) -> sp.csr_matrix:
+        """Tangent stiffness d f_int / du at u (default: the undeformed state) [N/m]."""
+        u = np.zeros(self.n_dofs) if u is None else u
+        return self.forces(u, None, tangent=True).stiffness
+
+    def strain_energy(self, u: np.ndarray) -> float:
+        """Stored elastic energy [J]: sum over regions of int 1/2 S : E dV0."""
+        total = 0.0
+        for s in self.sets:
+            _, _, E = self._kinematics(s, u)
+            S = E @ s.hooke.T
+            total += 0.5 * float(np.einsum("eqk,eqk,eq->", S, E, s.dvol))
+        return total
+
+    def cell_stresses(self, u: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
+        """Cell-averaged stresses per region: ``{"pk2": {group: (ne, 3)}, "cauchy": {group: (ne, 3)}}``
+        in Voigt order (xx, yy, xy) [Pa]. Cauchy = F S F^T / det F (in-plane); equal to PK2 in
+        small strain."""
+        pk2, cauchy = {}, {}
+        for s in self.sets:
+            _, F, E = self._kinematics(s, u)
+            S = E @ s.hooke.T
+            St = _tensor(S)
+            detF = F[..., 0, 0] * F[..., 1, 1] - F[..., 0, 1] * F[..., 1, 0]
+            sig = np.einsum("eqiI,eqIJ,eqjJ->eqij", F, St, F) / detF[..., None, None]
+            w = s.dvol / s.dvol.sum(axis=1, keepdims=True)
+            pk2[s.group] = np.einsum("eqk,eq->ek", S, w)
+            cauchy[s.group] = np.einsum("eqk,eq->ek", _voigt_stress(sig), w)
+        return {"pk2": pk2, "cauchy": cauchy}
+
+
+def _voigt_stress(T: np.ndarray) -> np.ndarray:
+    """Symmetric stress tensors (..., 2, 2) -> Voigt (..., 3) (xx, yy, xy), no factor 2."""
+    return np.stack([T[..., 0, 0], T[..., 1, 1], 0.5 * (T[..., 0, 1] + T[..., 1, 0])], axis=-1)

@@ -1,0 +1,128 @@
+"""Record a run as it goes: CSV time histories of chosen node quantities and energies, a ParaView
+time series of the fields, and run statistics (steps, Newton iterations, sub-steps, wall time).
+
+Shared by every case script, so none of them repeats recording code.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .dynamics import StepResult, energy_report
+from .loads import _component
+from .model import Model
+from .results import HistoryWriter, TimeSeriesWriter
+
+QUANTITIES = ("u", "v", "a", "reaction")
+
+
+@dataclass(frozen=True)
+class NodeProbe:
+    """A history column: ``quantity`` (u [m], v [m/s], a [m/s^2], reaction [N]) of ``component``
+    ('x'/'y') at the single node of group ``group``, stored under ``name`` (e.g. ``dy_C1``)."""
+
+    name: str
+    group: str
+    quantity: str
+    component: str
+
+    def __post_init__(self) -> None:
+        if self.quantity not in QUANTITIES:
+            raise ValueError(f"probe {self.name!r}: unknown quantity {self.quantity!r}; choose from {QUANTITIES}")
+
+
+ENERGY_COLUMNS = ("ke", "strain_energy", "gravity_potential", "external_work", "reaction_work",
+                  "damping_dissipation", "term_work", "energy_balance_error")
+
+
+class RunRecorder:
+    """Writes ``history.csv`` (one row per step) and ``solution.pvd`` (archived steps) in ``directory``.
+
+    Parameters
+    ----------
+    model : the model.
+    directory : output folder (created).
+    probes : node quantities to put in the history.
+    history_name, series_name : file base names.
+    kinetic_group : region whose kinetic energy is the ``ke`` column (default: whole model).
+    time_offset : added to t in the outputs (e.g. to put t = 0 at a release).
+    """
+
+    def __init__(self, model: Model, directory: str | Path, probes: Sequence[NodeProbe] = (),
+                 history_name: str = "history", series_name: str = "solution",
+                 kinetic_group: str | None = None, write_series: bool = True) -> None:
+        self.model = model
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.probes = tuple(probes)
+        self._probe_dofs = np.array([2 * model.mesh.node(p.group) + _component(p.component) for p in self.probes],
+                                    dtype=np.int64)
+        self.kinetic_group = kinetic_group
+        self._gravity = model.gravity_force((0.0, -9.81))
+        self.history = HistoryWriter(self.directory / f"{history_name}.csv",
+                                     ["t", "iterations", *[p.name for p in self.probes], *ENERGY_COLUMNS])
+        groups = [s.group for s in model.sets]
+        self.series = TimeSeriesWriter(self.directory, model.mesh, groups, series_name) if write_series else None
+        self.steps = 0
+        self.newton_iterations = 0
+        self.substeps = 0
+        self._t0 = time.perf_counter()
+        self.last: StepResult | None = None
+
+    def record(self, result: StepResult) -> dict[str, float]:
+        """Append the history row of a step (and the fields if archived); returns the row."""
+        s = result.state
+        if self.last is not None:
+            self.steps += 1
+            self.newton_iterations += result.iterations
+            self.substeps += max(0, result.substeps - 1)
+        self.last = result
+        values = {"u": s.u, "v": s.v, "a": s.a, "reaction": s.reactions}
+        energy = energy_report(self.model, s, self._gravity)
+        ke = energy["kinetic"] if self.kinetic_group is None else self.model.kinetic_energy(s.v, self.kinetic_group)
+        row = {"t": s.t, "iterations": float(result.iterations)}
+        for p, d in zip(self.probes, self._probe_dofs):
+            row[p.name] = float(values[p.quantity][d])
+        row.update(ke=ke, strain_energy=energy["strain"], gravity_potential=energy["gravity_potential"],
+                   external_work=energy["external_work"], reaction_work=energy["reaction_work"],
+                   damping_dissipation=energy["damping_dissipation"], term_work=energy["term_work"],
+                   energy_balance_error=energy["balance_error"])
+        self.history.append(row)
+        if result.archived and self.series is not None:
+            self.write_fields(s)
+        return row
+
+    def write_fields(self, state) -> None:
+        """One ParaView step: displacement, velocity, acceleration (3-vectors), reactions, cell
+        stresses (PK2 and Cauchy, Voigt xx, yy, xy) [SI]."""
+        n = self.model.mesh.n_nodes
+        stresses = self.model.cell_stresses(state.u)
+        self.series.write(
+            state.t,
+            point_data={
+                "displacement": state.u.reshape(n, 2),
+                "velocity": state.v.reshape(n, 2),
+                "acceleration": state.a.reshape(n, 2),
+                "reaction": state.reactions.reshape(n, 2),
+            },
+            cell_data={"stress_pk2": stresses["pk2"], "stress_cauchy": stresses["cauchy"]},
+        )
+
+    def run_statistics(self) -> dict[str, float]:
+        return {"wall_s": time.perf_counter() - self._t0, "steps": self.steps,
+                "newton_iterations": self.newton_iterations, "subdivisions": self.substeps}
+
+    def close(self) -> None:
+        self.history.close()
+        if self.series is not None:
+            self.series.close()
+
+    def __enter__(self) -> "RunRecorder":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -1,0 +1,66 @@
+"""Tiny hand-checkable meshes built in memory, shared by the tests (no gmsh needed)."""
+from __future__ import annotations
+
+import numpy as np
+
+from fem.mesh import CellBlock, Mesh
+
+GRAPHITE = dict(young=6.0e11, poisson=0.2, density=1450.0)
+
+
+def grid_mesh(nx: int, ny: int, width: float = 0.36, height: float = 0.80, element: str = "quad",
+              distort: float = 0.0, seed: int = 0, x0: float = 0.0, y0: float = 0.0) -> Mesh:
+    """Structured nx x ny grid of [x0, x0+width] x [y0, y0+height] as one cell group "BLOCK".
+
+    element : "quad" (QUA4), "triangle" (TRIA3, each quad split along its 0-2 diagonal) or
+        "triangle6" (TRIA6, same split, mid-side nodes at edge mid-points).
+    distort : random interior-node perturbation as a fraction of the cell size (boundary nodes
+        stay on the boundary), applied before mid-side nodes are placed.
+
+    Node groups: BASE (y = y0), TOP (y = y0 + height), LEFT (x = x0), O (corner x0, y0),
+    A (x0 + width, y0), O1 (base centre, nx even), C1 (top centre, nx even).
+    """
+    x = np.linspace(x0, x0 + width, nx + 1)
+    y = np.linspace(y0, y0 + height, ny + 1)
+    X, Y = np.meshgrid(x, y, indexing="ij")
+    pts = np.column_stack([X.ravel(), Y.ravel()])
+    if distort:
+        rng = np.random.default_rng(seed)
+        interior = (X.ravel() > x0) & (X.ravel() < x0 + width) & (Y.ravel() > y0) & (Y.ravel() < y0 + height)
+        h = np.array([width / nx, height / ny])
+        pts[interior] += distort * h * rng.uniform(-1, 1, size=(interior.sum(), 2))
+    idx = np.arange((nx + 1) * (ny + 1)).reshape(nx + 1, ny + 1)
+    q = np.stack([idx[:-1, :-1], idx[1:, :-1], idx[1:, 1:], idx[:-1, 1:]], axis=-1).reshape(-1, 4)
+    if element == "quad":
+        block = CellBlock("quad", q)
+    else:
+        tri = np.concatenate([q[:, [0, 1, 2]], q[:, [0, 2, 3]]])
+        if element == "triangle":
+            block = CellBlock("triangle", tri)
+        elif element == "triangle6":
+            edges = np.concatenate([tri[:, [0, 1]], tri[:, [1, 2]], tri[:, [2, 0]]])
+            key = np.sort(edges, axis=1)
+            uniq, inv = np.unique(key, axis=0, return_inverse=True)
+            mids = 0.5 * (pts[uniq[:, 0]] + pts[uniq[:, 1]])
+            mid_ids = len(pts) + inv.reshape(3, -1).T
+            pts = np.vstack([pts, mids])
+            block = CellBlock("triangle6", np.hstack([tri, mid_ids]))
+        else:
+            raise ValueError(element)
+    tol = 1e-12
+    groups = {
+        "BASE": np.flatnonzero(np.abs(pts[:, 1] - y0) < tol),
+        "TOP": np.flatnonzero(np.abs(pts[:, 1] - y0 - height) < tol),
+        "LEFT": np.flatnonzero(np.abs(pts[:, 0] - x0) < tol),
+        "O": np.array([idx[0, 0]]),
+        "A": np.array([idx[-1, 0]]),
+    }
+    if nx % 2 == 0:
+        groups["O1"] = np.array([idx[nx // 2, 0]])
+        groups["C1"] = np.array([idx[nx // 2, -1]])
+    return Mesh(pts, {"BLOCK": block}, groups)
+
+
+def rotation(theta: float) -> np.ndarray:
+    c, s = np.cos(theta), np.sin(theta)
+    return np.array([[c, -s], [s, c]])
