@@ -15,7 +15,8 @@ Residual at t_{n+1} (HHT weighting alpha_f, see :mod:`fem.schemes`)::
 
 ``f_terms`` are extra force terms (contact, discrete springs) implementing :class:`ForceTerm`.
 Newton convergence follows Code_Aster: RESI_GLOB_RELA, ||R_free||_inf <= rela * ||L||_inf, where
-L gathers the external forces, the support reactions and the internal forces; RESI_GLOB_MAXI,
+L gathers the external forces, the support reactions, the internal, damping and inertia forces
+(the forces in play, so that a free motion has a scale too); RESI_GLOB_MAXI,
 ||R_free||_inf <= maxi [N]. When both are given both must hold.
 """
 from __future__ import annotations
@@ -353,7 +354,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
         if not np.isfinite(res):
             raise _NewtonFailure(res, int(free[0]) if free.size else 0, it)
         reactions_c = (Ma + g)[cdofs]
-        scale = _residual_scale(f_ext, reactions_c, forces.internal)
+        scale = _residual_scale(f_ext, reactions_c, forces.internal, forces.damping, Ma)
         ok_rela = settings.rela is None or res <= settings.rela * scale
         ok_maxi = settings.maxi is None or res <= settings.maxi
         if ok_rela and ok_maxi and (it > 0 or res <= 1e-15 * max(scale, 1.0)):

@@ -135,6 +135,18 @@ def build_element_set(mesh: Mesh, group: str, material: ElasticMaterial, thickne
     )
 
 
+def _relative(u: np.ndarray, s: ElementSet) -> np.ndarray:
+    """Element nodal vectors (ne, nen, 2) relative to the element's first node: a rigid translation
+    then contributes exactly zero to gradients (sum_a grad N_a is only zero to round-off)."""
+    ue = u[s.dofs].reshape(s.n_elements, -1, 2)
+    return ue - ue[:, :1, :]
+
+
+def _gradient(u: np.ndarray, s: ElementSet) -> np.ndarray:
+    """grad_X u at the quadrature points, (ne, nq, 2, 2), H[..., i, J] = du_i/dX_J."""
+    return np.einsum("eai,eqaJ->eqiJ", _relative(u, s), s.grad)
+
+
 def _scatter(dofs: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     """Sum element vectors values (ne, m) into a global vector (n,) at dofs (ne, m)."""
     return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=n)
@@ -281,8 +293,7 @@ class Model:
     # ----------------------------------------------------------------------------- kinematics
     def _kinematics(self, s: ElementSet, u: np.ndarray):
         """Displacement gradient H, deformation gradient F (operator), Green-Lagrange E (Voigt)."""
-        ue = u[s.dofs].reshape(s.n_elements, -1, 2)
-        H = np.einsum("eai,eqaJ->eqiJ", ue, s.grad)
+        H = _gradient(u, s)
         if self.kinematics == "total_lagrangian":
             F = H + np.eye(2)
             E = 0.5 * (H + np.swapaxes(H, -1, -2) + np.einsum("eqkI,eqkJ->eqIJ", H, H))
@@ -314,7 +325,7 @@ class Model:
             alpha = s.material.rayleigh_stiffness
             S_d = None
             if v is not None and alpha > 0:
-                ve = v[s.dofs]
+                ve = _relative(v, s).reshape(s.n_elements, -1)
                 E_dot = np.einsum("eqkm,em->eqk", B, ve)  # dE/dt = sym(F^T grad v)
                 S_d = alpha * (E_dot @ D.T)
                 f_damp += _scatter(s.dofs, np.einsum("eqkm,eqk->em", Bw, S_d), n)
@@ -327,7 +338,7 @@ class Model:
                 K += _geometric(_tensor(S_total), s.grad, s.dvol)
                 if S_d is not None:
                     # d/du of sym(F^T grad v): the strain operator with F replaced by grad v
-                    Hv = np.einsum("eai,eqaJ->eqiJ", v[s.dofs].reshape(s.n_elements, -1, 2), s.grad)
+                    Hv = _gradient(v, s)
                     K += alpha * _bt_d_b(Bw, D, _strain_operator(Hv, s.grad))
             K_blocks.append(K)
             C_blocks.append(alpha * K_mat)
