@@ -95,7 +95,7 @@ def resolve_constraints(mesh, constraints: Sequence[ImposedDisplacement], extra_
         k = len(functions)
         functions.append(c.function)
         for d in dofs.tolist():
-            if d in seen and (seen[d][0] != c.value or functions[seen[d][1]] is not c.function):
+            if d in seen and (seen[d][0] != c.value or functions[seen[d][1]] != c.function):
                 raise ValueError(
                     f"dof {c.component} of node {d // 2} (group {c.group!r}) is imposed twice with different values"
                 )

@@ -157,3 +157,15 @@ def test_mass_proportional_damping_decays_rigid_velocity():
     expected = ((1 - beta * 1e-3 / 2) / (1 + beta * 1e-3 / 2)) ** 500
     np.testing.assert_allclose(last.state.v[0::2], expected, rtol=1e-9)
     assert expected == pytest.approx(np.exp(-beta * 0.5), rel=1e-5)
+
+
+def test_overlapping_supports_and_conflicting_values():
+    """Clamping two groups that share a corner is fine; imposing two different values is not."""
+    from fem.loads import resolve_constraints
+
+    mesh = grid_mesh(2, 2)
+    c = resolve_constraints(mesh, [ImposedDisplacement("BASE", "x"), ImposedDisplacement("LEFT", "x")])
+    shared = 2 * np.intersect1d(mesh.nodes("BASE"), mesh.nodes("LEFT"))
+    assert np.isin(shared, c.dofs).all()
+    with pytest.raises(ValueError, match="imposed twice with different values"):
+        resolve_constraints(mesh, [ImposedDisplacement("BASE", "x", 0.0), ImposedDisplacement("LEFT", "x", 1e-3)])
