@@ -411,8 +411,10 @@ def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: i
 def integrate(model: Model, phase: Phase, state: State, terms: Sequence[ForceTerm] = ()) -> Iterator[StepResult]:
     """Integrate one phase from ``state`` (its time is the phase start). Yields one
     :class:`StepResult` per step; the first one is the (completed) initial state, with 0 iterations."""
-    if not math.isclose(state.t, phase.t_start, rel_tol=0, abs_tol=1e-12 * max(1.0, abs(phase.t_start))):
-        state = replace(state, t=phase.t_start)
+    if not math.isclose(state.t, phase.t_start, rel_tol=0, abs_tol=1e-9 * max(1.0, abs(phase.t_start))):
+        raise ValueError(f"phase {phase.name!r} starts at t = {phase.t_start} s but the state given is at "
+                         f"t = {state.t} s (restart from the state at the phase start, or use State.released(t))")
+    state = replace(state, t=phase.t_start)
     ctx, state = start_phase(model, phase, state, terms)
     yield StepResult(phase.name, state, 0, 0, True)
     times = phase.times()

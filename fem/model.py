@@ -235,6 +235,7 @@ class Model:
         for s in self.sets:
             used[s.dofs.ravel()] = True
         self.unused_dofs = np.flatnonzero(~used)
+        self._element_masses = [self._element_mass(s) for s in self.sets]
         self.mass = self._assemble_mass()
         betas = [s.material.rayleigh_mass for s in self.sets]
         self.mass_damping = self._assemble_mass(betas) if any(betas) else None
@@ -258,7 +259,7 @@ class Model:
     def _assemble_mass(self, factors: Sequence[float] | None = None) -> sp.csr_matrix:
         """Mass matrix [kg], each region's block scaled by ``factors`` (default 1)."""
         factors = factors if factors is not None else [1.0] * len(self.sets)
-        return self.pattern.assemble([f * self._element_mass(s) for f, s in zip(factors, self.sets)])
+        return self.pattern.assemble([f * m for f, m in zip(factors, self._element_masses)])
 
     def gravity_force(self, acceleration: Sequence[float]) -> np.ndarray:
         """Nodal body force (n_dofs,) [N] of a uniform acceleration field g (2,) [m/s^2]:
@@ -280,14 +281,10 @@ class Model:
         """0.5 v^T M v [J], of the whole model or of one region (Code_Aster POST_ELEM ENER_CIN)."""
         if group is None:
             return 0.5 * float(v @ (self.mass @ v))
-        s = self._set(group)
-        ve = v[s.dofs]
-        return 0.5 * float(np.einsum("em,emn,en->", ve, self._element_mass(s), ve))
-
-    def _set(self, group: str) -> ElementSet:
-        for s in self.sets:
+        for s, m in zip(self.sets, self._element_masses):
             if s.group == group:
-                return s
+                ve = v[s.dofs]
+                return 0.5 * float(np.einsum("em,emn,en->", ve, m, ve))
         raise MeshError(f"model has no region {group!r}; regions: {[s.group for s in self.sets]}")
 
     # ----------------------------------------------------------------------------- kinematics

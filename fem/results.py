@@ -32,6 +32,7 @@ after every line; :func:`read_history` reads it back as ``{column: array}``.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
@@ -39,7 +40,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import quoteattr
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import meshio
 import numpy as np
@@ -66,39 +67,33 @@ _STEP_DIGITS = 6
 # --------------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------------
-def _atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically: temporary file in the same folder, then ``os.replace``.
-
-    Readers see either the old or the new complete file, never a partial one.
-    """
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+@contextlib.contextmanager
+def _atomic_target(path: Path, suffix: str) -> Iterator[str]:
+    """A temporary file name in the folder of ``path``, moved onto ``path`` (``os.replace``) when
+    the block succeeds and removed when it fails: readers see the old or the new complete file,
+    never a partial one (a crashed process leaves the previous version)."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=suffix)
+    os.close(fd)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
+        yield tmp
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
+
+
+def _atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically."""
+    with _atomic_target(path, ".tmp") as tmp:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
 
 
 def _atomic_meshio_write(path: Path, mesh: meshio.Mesh) -> None:
-    """:func:`meshio.write` a ``.vtu`` to a temporary name, then ``os.replace`` it onto ``path``."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".vtu.tmp")
-    os.close(fd)
-    try:
+    """:func:`meshio.write` a ``.vtu`` atomically."""
+    with _atomic_target(path, ".vtu.tmp") as tmp:
         meshio.write(tmp, mesh, file_format="vtu")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
 
 
 def _pad_vector(arr: np.ndarray) -> np.ndarray:

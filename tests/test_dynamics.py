@@ -169,3 +169,9 @@ def test_overlapping_supports_and_conflicting_values():
     assert np.isin(shared, c.dofs).all()
     with pytest.raises(ValueError, match="imposed twice with different values"):
         resolve_constraints(mesh, [ImposedDisplacement("BASE", "x", 0.0), ImposedDisplacement("LEFT", "x", 1e-3)])
+
+
+def test_state_time_must_match_phase_start():
+    mesh, model = _free_block()
+    with pytest.raises(ValueError, match=r"phase 'late' starts at t = 1.0 s but the state given is at t = 0.0 s"):
+        next(integrate(model, Phase("late", 1.0, 2.0, 0.1), State.at_rest(model.n_dofs, 0.0)))

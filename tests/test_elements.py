@@ -85,6 +85,9 @@ def test_total_mass(element, lumped):
         # rigid translation: 1^T M 1 = total mass, in each direction
         assert ones_x @ (model.mass @ ones_x) == pytest.approx(expected, rel=1e-12)
         assert model.total_mass() == pytest.approx(expected, rel=1e-12)
+        # kinetic energy of a rigid translation at 2 m/s, whole model and region: m v^2 / 2
+        assert model.kinetic_energy(2 * ones_x) == pytest.approx(2 * expected, rel=1e-12)
+        assert model.kinetic_energy(2 * ones_x, "BLOCK") == pytest.approx(2 * expected, rel=1e-12)
         # gravity resultant = m g
         assert model.gravity_force((0.0, -9.81))[1::2].sum() == pytest.approx(-9.81 * expected, rel=1e-12)
     if lumped:
