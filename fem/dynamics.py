@@ -15,7 +15,7 @@ Residual at t_{n+1} (HHT weighting alpha_f, see :mod:`fem.schemes`)::
 
 ``f_terms`` are extra force terms (contact, discrete springs) implementing :class:`ForceTerm`.
 Newton convergence follows Code_Aster: RESI_GLOB_RELA, ||R_free||_inf <= rela * ||L||_inf, where
-L gathers the external forces, the support reactions, the internal, damping and inertia forces
+L gathers the external forces, the support reactions, the internal, damping, term and inertia forces
 (the forces in play, so that a free motion has a scale too); RESI_GLOB_MAXI,
 ||R_free||_inf <= maxi [N]. When both are given both must hold.
 """
@@ -145,16 +145,18 @@ class TermForces:
 class ForceTerm(Protocol):
     """An extra force in the residual (contact, discrete springs, shock elements).
 
-    ``evaluate`` is called at every Newton iteration with the trial state; ``commit`` once the step
-    has converged (to update internal variables such as contact status or slip), ``set_phase``
-    when a phase starts (friction coefficient of the phase).
+    ``evaluate`` is called at every Newton iteration with the trial state and must not change the
+    term's committed internal variables (a failed step is retried from them); ``commit`` is called
+    once the step has converged (update internal variables such as contact status or slip);
+    ``set_phase`` when a phase starts, with the phase (its friction coefficient) and the
+    displacement the phase starts from.
     """
 
     def evaluate(self, u: np.ndarray, v: np.ndarray, t: float, tangent: bool) -> TermForces: ...
 
     def commit(self, u: np.ndarray, v: np.ndarray, t: float) -> None: ...
 
-    def set_phase(self, phase: Phase) -> None: ...
+    def set_phase(self, phase: Phase, u: np.ndarray) -> None: ...
 
 
 # ------------------------------------------------------------------------------------ state
@@ -261,8 +263,6 @@ def _make_context(model: Model, phase: Phase, terms: Sequence[ForceTerm]) -> _Ph
     loads = resolve_loads(model, phase.gravity, phase.forces)
     mask = np.ones(model.n_dofs, dtype=bool)
     mask[constraints.dofs] = False
-    for term in terms:
-        term.set_phase(phase)
     return _PhaseContext(model, phase, constraints, loads, np.flatnonzero(mask), terms)
 
 
@@ -294,6 +294,8 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
         state = replace(state, v=np.zeros(model.n_dofs), a=np.zeros(model.n_dofs))
     u = state.u.copy()
     u[ctx.constraints.dofs] = ctx.constraints.at(t0)
+    for term in terms:
+        term.set_phase(phase, u)
     forces, f_terms, _, _ = _evaluate(ctx, u, state.v, t0, tangent=False)
     f_ext = ctx.loads.at(t0)
     a = state.a
@@ -354,7 +356,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
         if not np.isfinite(res):
             raise _NewtonFailure(res, int(free[0]) if free.size else 0, it)
         reactions_c = (Ma + g)[cdofs]
-        scale = _residual_scale(f_ext, reactions_c, forces.internal, forces.damping, Ma)
+        scale = _residual_scale(f_ext, reactions_c, forces.internal, forces.damping, f_terms, Ma)
         ok_rela = settings.rela is None or res <= settings.rela * scale
         ok_maxi = settings.maxi is None or res <= settings.maxi
         if ok_rela and ok_maxi and (it > 0 or res <= 1e-15 * max(scale, 1.0)):

@@ -204,9 +204,11 @@ class Model:
     thickness : out-of-plane thickness [m], > 0 (default 1 m).
     kinematics : ``"total_lagrangian"`` (default, large rotations) or ``"small_strain"``.
     lumped_mass : HRZ-lumped (diagonal) mass instead of the consistent mass.
+    point_masses : node group -> mass [kg] added to every node of the group in x and y
+        (Code_Aster discrete element DIS_T, M_T_D_N); such nodes need no region.
 
-    Nodes that belong to no region carry no stiffness or mass; their dofs are listed in
-    :attr:`unused_dofs` and the time integrators hold them at zero.
+    Nodes that belong to no region and carry no point mass have neither stiffness nor mass; their
+    dofs are listed in :attr:`unused_dofs` and the time integrators hold them at zero.
     """
 
     def __init__(
@@ -216,14 +218,19 @@ class Model:
         thickness: float = 1.0,
         kinematics: str = "total_lagrangian",
         lumped_mass: bool = False,
+        point_masses: Mapping[str, float] | None = None,
     ) -> None:
         if not (np.isfinite(thickness) and thickness > 0):
             raise ValueError(f"thickness must be > 0 m, got {thickness}")
         if kinematics not in KINEMATICS:
             raise ValueError(f"unknown kinematics {kinematics!r}; choose one of {KINEMATICS}")
         items = list(regions.items()) if isinstance(regions, Mapping) else list(regions)
-        if not items:
-            raise ValueError("a model needs at least one region (cell group, material)")
+        point_masses = dict(point_masses or {})
+        if not items and not point_masses:
+            raise ValueError("a model needs at least one region (cell group, material) or point mass")
+        for group, m in point_masses.items():
+            if not (np.isfinite(m) and m > 0):
+                raise ValueError(f"point mass on {group!r} must be > 0 kg, got {m}")
         self.mesh = mesh
         self.thickness = float(thickness)
         self.kinematics = kinematics
@@ -231,7 +238,11 @@ class Model:
         self.n_dofs = 2 * mesh.n_nodes
         self.sets = tuple(build_element_set(mesh, g, m, self.thickness) for g, m in items)
         self.pattern = SparsityPattern.from_element_dofs(self.n_dofs, [s.dofs for s in self.sets])
+        self.point_mass = np.zeros(mesh.n_nodes)  # (n_nodes,) lumped discrete masses [kg]
+        for group, m in point_masses.items():
+            self.point_mass[mesh.nodes(group)] += m
         used = np.zeros(self.n_dofs, dtype=bool)
+        used[np.repeat(self.point_mass > 0, 2)] = True
         for s in self.sets:
             used[s.dofs.ravel()] = True
         self.unused_dofs = np.flatnonzero(~used)
@@ -258,24 +269,26 @@ class Model:
 
     def _assemble_mass(self, factors: Sequence[float] | None = None) -> sp.csr_matrix:
         """Mass matrix [kg], each region's block scaled by ``factors`` (default 1)."""
-        factors = factors if factors is not None else [1.0] * len(self.sets)
-        return self.pattern.assemble([f * m for f, m in zip(factors, self._element_masses)])
+        if factors is not None:
+            return self.pattern.assemble([f * m for f, m in zip(factors, self._element_masses)])
+        M = self.pattern.assemble(self._element_masses)
+        M.data[self.pattern.diagonal] += np.repeat(self.point_mass, 2)
+        return M
 
     def gravity_force(self, acceleration: Sequence[float]) -> np.ndarray:
         """Nodal body force (n_dofs,) [N] of a uniform acceleration field g (2,) [m/s^2]:
         f_a = int rho N_a g dV."""
         g = np.asarray(acceleration, dtype=float)
-        f = np.zeros(self.n_dofs)
+        f = (self.point_mass[:, None] * g).ravel()
         for s in self.sets:
             nodal = s.material.density * np.einsum("qa,eq->ea", s.mass_shape, s.mass_dvol)  # (ne, nen) kg
             f += _scatter(s.dofs, (nodal[..., None] * g).reshape(s.n_elements, -1), self.n_dofs)
         return f
 
     def total_mass(self, group: str | None = None) -> float:
-        """Mass [kg] of all regions or of one region."""
-        return float(sum(
-            s.material.density * s.mass_dvol.sum() for s in self.sets if group is None or s.group == group
-        ))
+        """Mass [kg] of the whole model (regions and point masses) or of one region."""
+        regions = sum(s.material.density * s.mass_dvol.sum() for s in self.sets if group is None or s.group == group)
+        return float(regions + (self.point_mass.sum() if group is None else 0.0))
 
     def kinetic_energy(self, v: np.ndarray, group: str | None = None) -> float:
         """0.5 v^T M v [J], of the whole model or of one region (Code_Aster POST_ELEM ENER_CIN)."""

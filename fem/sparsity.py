@@ -58,7 +58,7 @@ class SparsityPattern:
         """CSR matrix from element matrices, one array (n_elements, n_dofs, n_dofs) per family, in
         the order given to :meth:`from_element_dofs`."""
         flat = np.concatenate([v.ravel() for v in values]) if values else np.zeros(0)
-        data = np.bincount(self.slot, weights=flat, minlength=self.nnz)
+        data = np.bincount(self.slot, weights=flat, minlength=self.nnz).astype(float, copy=False)
         return self.matrix(data)
 
     def matrix(self, data: np.ndarray) -> sp.csr_matrix:
