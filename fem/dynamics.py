@@ -159,6 +159,46 @@ class ForceTerm(Protocol):
     def set_phase(self, phase: Phase, u: np.ndarray) -> None: ...
 
 
+@dataclass(frozen=True)
+class MultiplierLinearization:
+    """A multiplier term (Lagrange or augmented-Lagrangian contact) linearised at a trial (u, lam).
+
+    The term's force on the body is ``force_rows.T @ lam``; its ``n_m`` equations
+    C(u, lam) = 0 (``residual``, in newtons so they share the momentum tolerance) have the
+    derivatives ``d_du`` (n_m, n_dofs) and ``d_dlam`` (n_m, n_m).
+    """
+
+    force_rows: sp.spmatrix
+    residual: np.ndarray
+    d_du: sp.spmatrix
+    d_dlam: sp.spmatrix
+
+
+class MultiplierTerm(Protocol):
+    """Contact enforced with multipliers, unknowns of the Newton system beside the displacements.
+
+    ``begin_step(u0)`` returns a trial object holding the multipliers ``lam`` and the statuses,
+    started from the committed ones; at every Newton iteration ``update(trial, u, v)`` revises
+    the statuses (returns the indices of the nodes whose status changed) and ``linearize(trial,
+    u, v)`` gives the equations; the integrator adds the multiplier correction to ``trial.lam``.
+    ``commit(trial, u, v, t)`` keeps a converged step; ``set_phase(phase, u)`` as for ForceTerm.
+    """
+
+    def begin_step(self, u0: np.ndarray): ...
+
+    def update(self, trial, u: np.ndarray, v: np.ndarray) -> np.ndarray: ...
+
+    def linearize(self, trial, u: np.ndarray, v: np.ndarray) -> MultiplierLinearization: ...
+
+    def commit(self, trial, u: np.ndarray, v: np.ndarray, t: float) -> None: ...
+
+    def set_phase(self, phase: Phase, u: np.ndarray) -> None: ...
+
+
+def _is_multiplier_term(term) -> bool:
+    return hasattr(term, "linearize") and hasattr(term, "begin_step")
+
+
 # ------------------------------------------------------------------------------------ state
 @dataclass(frozen=True)
 class Energies:
@@ -240,9 +280,21 @@ class ConvergenceError(RuntimeError):
 
 
 class _NewtonFailure(Exception):
-    def __init__(self, residual: float, dof: int, iterations: int) -> None:
+    def __init__(self, residual: float, dof: int, iterations: int, detail: str = "") -> None:
         super().__init__()
-        self.residual, self.dof, self.iterations = residual, dof, iterations
+        self.residual, self.dof, self.iterations, self.detail = residual, dof, iterations, detail
+
+
+#: a contact node whose status changes this many times within one step is oscillating
+MAX_STATUS_CHANGES = 6
+
+
+def _oscillating_nodes(ctx: "_PhaseContext", trials) -> list[int]:
+    """Mesh nodes whose contact status changed MAX_STATUS_CHANGES times in the current step."""
+    nodes: list[int] = []
+    for term, trial in zip(ctx.multipliers, trials):
+        nodes.extend(int(n) for n in term.nodes[trial.changes >= MAX_STATUS_CHANGES])
+    return nodes
 
 
 # ------------------------------------------------------------------------------------ stepping
@@ -256,14 +308,29 @@ class _PhaseContext:
     loads: ResolvedLoads
     free: np.ndarray
     terms: Sequence[ForceTerm]
+    multipliers: Sequence[MultiplierTerm]
 
 
-def _make_context(model: Model, phase: Phase, terms: Sequence[ForceTerm]) -> _PhaseContext:
+def _make_context(model: Model, phase: Phase, terms: Sequence) -> _PhaseContext:
     constraints = resolve_constraints(model.mesh, phase.constraints, extra_fixed=model.unused_dofs)
     loads = resolve_loads(model, phase.gravity, phase.forces)
     mask = np.ones(model.n_dofs, dtype=bool)
     mask[constraints.dofs] = False
-    return _PhaseContext(model, phase, constraints, loads, np.flatnonzero(mask), terms)
+    force_terms = [t for t in terms if not _is_multiplier_term(t)]
+    multipliers = [t for t in terms if _is_multiplier_term(t)]
+    return _PhaseContext(model, phase, constraints, loads, np.flatnonzero(mask), force_terms, multipliers)
+
+
+def _multiplier_forces(ctx: _PhaseContext, trials, u, v, update: bool):
+    """Statuses (optionally revised), linearisations, and the resisting force -G^T lam (n_dofs,)."""
+    f = np.zeros(ctx.model.n_dofs)
+    lins, changed = [], []
+    for term, trial in zip(ctx.multipliers, trials):
+        changed.append(term.update(trial, u, v) if update else np.zeros(0, dtype=int))
+        lin = term.linearize(trial, u, v)
+        f -= lin.force_rows.T @ trial.lam
+        lins.append(lin)
+    return lins, changed, f
 
 
 def _evaluate(ctx: _PhaseContext, u, v, t, tangent=True):
@@ -292,11 +359,12 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
     t0 = state.t
     if isinstance(phase.scheme, Static):
         state = replace(state, v=np.zeros(model.n_dofs), a=np.zeros(model.n_dofs))
-    u = state.u.copy()
-    u[ctx.constraints.dofs] = ctx.constraints.at(t0)
+    u = state.u.copy()  # imposed values apply from the first step on, as in Code_Aster restarts
     for term in terms:
         term.set_phase(phase, u)
     forces, f_terms, _, _ = _evaluate(ctx, u, state.v, t0, tangent=False)
+    trials = [term.begin_step(u) for term in ctx.multipliers]
+    f_terms = f_terms + _multiplier_forces(ctx, trials, u, state.v, update=False)[2]
     f_ext = ctx.loads.at(t0)
     a = state.a
     if a is None:
@@ -344,27 +412,58 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
 
     u[cdofs] = ctx.constraints.at(t1)
     f_ext = ctx.loads.at(t1)
+    trials = [term.begin_step(u0) for term in ctx.multipliers]
+    n_lam = [trial.lam.size for trial in trials]
     it = 0
     while True:
         a, v = kinematics(u)
         forces, f_terms, K, C = _evaluate(ctx, u, v, t1, tangent=True)
+        lins, changed, f_mult = _multiplier_forces(ctx, trials, u, v, update=True)
+        f_terms = f_terms + f_mult
         g = forces.internal + forces.damping + f_terms - f_ext
         Ma = M @ a
         R = Ma + (1.0 + af) * g - af * g0
         R_free = R[free]
+        c = np.concatenate([lin.residual for lin in lins]) if lins else np.zeros(0)
         res = float(np.max(np.abs(R_free))) if R_free.size else 0.0
-        if not np.isfinite(res):
+        res_c = float(np.max(np.abs(c))) if c.size else 0.0
+        if not np.isfinite(res + res_c):
             raise _NewtonFailure(res, int(free[0]) if free.size else 0, it)
         reactions_c = (Ma + g)[cdofs]
         scale = _residual_scale(f_ext, reactions_c, forces.internal, forces.damping, f_terms, Ma)
-        ok_rela = settings.rela is None or res <= settings.rela * scale
-        ok_maxi = settings.maxi is None or res <= settings.maxi
-        if ok_rela and ok_maxi and (it > 0 or res <= 1e-15 * max(scale, 1.0)):
+        worst = max(res, res_c)
+        ok_rela = settings.rela is None or worst <= settings.rela * scale
+        ok_maxi = settings.maxi is None or worst <= settings.maxi
+        statuses_settled = not any(ch.size for ch in changed)
+        if ok_rela and ok_maxi and statuses_settled and (it > 0 or worst <= 1e-15 * max(scale, 1.0)):
             break
-        if it >= settings.max_iterations:
-            raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]), it)
+        oscillating = _oscillating_nodes(ctx, trials)
+        if it >= settings.max_iterations or oscillating:
+            detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""
+            raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
         J = (ca * M + (1.0 + af) * (K + cv * C)).tocsr()
-        du = spla.spsolve(J[free][:, free].tocsc(), -R_free)
+        if lins:
+            G = sp.vstack([lin.force_rows for lin in lins]).tocsc()
+            B_all = sp.vstack([lin.d_du for lin in lins]).tocsc()
+            B = B_all[:, free]
+            A = sp.block_diag([lin.d_dlam for lin in lins]).tocsr()
+            # an equation acting (up to round-off) only on imposed dofs, e.g. sticking at a node
+            # whose dof is also imposed, is redundant with the support: its multiplier is set to 0
+            row_free = abs(B).sum(axis=1).A1
+            redundant = np.flatnonzero((row_free <= 1e-8 * abs(B_all).sum(axis=1).A1)
+                                       & (abs(A).sum(axis=1).A1 == 0))
+            if redundant.size:
+                lam_all = np.concatenate([trial.lam for trial in trials])
+                A = A + sp.csr_matrix((np.ones(redundant.size), (redundant, redundant)), shape=A.shape)
+                c = c.copy()
+                c[redundant] = lam_all[redundant]
+            system = sp.bmat([[J[free][:, free], -(1.0 + af) * G[:, free].T], [B, A]]).tocsc()
+            sol = spla.spsolve(system, -np.concatenate([R_free, c]))
+            du, dlam = sol[:free.size], sol[free.size:]
+            for trial, part in zip(trials, np.split(dlam, np.cumsum(n_lam)[:-1])):
+                trial.lam = trial.lam + part
+        else:
+            du = spla.spsolve(J[free][:, free].tocsc(), -R_free)
         u = u.copy()
         u[free] += du
         it += 1
@@ -382,6 +481,8 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
     )
     for term in ctx.terms:
         term.commit(u, v, t1)
+    for term, trial in zip(ctx.multipliers, trials):
+        term.commit(trial, u, v, t1)
     new = State(t=t1, u=u, v=v, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms,
                 f_ext=f_ext, reactions=reactions, energies=energies)
     return new, it
@@ -398,9 +499,10 @@ def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: i
             node, comp = divmod(failure.dof, 2)
             xy = ctx.model.mesh.points[node]
             raise ConvergenceError(ctx.phase.name, t1, t1 - state.t, failure.residual, int(node), "xy"[comp],
-                                   (float(xy[0]), float(xy[1])), failure.iterations) from None
-        logger.info("phase %s: Newton failed at t=%.9g (residual %.3e), cutting dt=%.3g by %d",
-                    ctx.phase.name, t1, failure.residual, t1 - state.t, sub.factor)
+                                   (float(xy[0]), float(xy[1])), failure.iterations, failure.detail) from None
+        logger.info("phase %s: Newton failed at t=%.9g (residual %.3e%s), cutting dt=%.3g by %d",
+                    ctx.phase.name, t1, failure.residual, f"; {failure.detail}" if failure.detail else "",
+                    t1 - state.t, sub.factor)
         total_it, total_sub = 0, 0
         times = np.linspace(state.t, t1, sub.factor + 1)[1:]
         for t in times:

@@ -1,0 +1,226 @@
+"""Frictional contact with multipliers: Lagrange (Code_Aster DISCRETE / LAGRANGIEN) and augmented
+Lagrangian (Code_Aster CONTINUE, Alart-Curnier), in one mixed Newton system.
+
+Unknowns per slave node: the normal reaction R_N (>= 0 in compression) and the tangential reaction
+R_T along the master tangent t. Their force on the body is G^T lam with G = [dg/du; d(ds)/du]
+(rows from :class:`contact.zone.ContactGeometry`). Each node has a status, revised at every
+Newton iteration, that selects its two equations (all in newtons):
+
+=========  =====================================  ==============================================
+status     normal equation                        tangential equation
+=========  =====================================  ==============================================
+open       R_N = 0                                R_T = 0
+stick      rho_n g = 0                            rho_t ds = 0
+slip       rho_n g = 0                            R_T - mu f (R_N - rho_n g) = 0, f = +-1
+=========  =====================================  ==============================================
+
+g is the gap, ds the tangential slip increment of the step, f the direction of the friction force
+(opposite to the slip). The methods differ in how the status is chosen:
+
+* ``"lagrange"`` (active set, Code_Aster LAGRANGIEN): an open node closes when it penetrates
+  (g < -gap_tolerance); a closed node opens when its normal reaction turns to traction (R_N < 0);
+  a sticking node slips when |R_T| > mu R_N; a slipping node sticks again when its slip reverses.
+  rho_n, rho_t only scale the equations (the solution does not depend on them).
+* ``"augmented"`` (semi-smooth Newton on the Alart-Curnier functions, Code_Aster CONTINUE with
+  COEF_CONT): with the augmented multipliers R~_N = R_N - rho_n g and R~_T = R_T - rho_t ds, a
+  node is closed when R~_N > 0, sticks when |R~_T| <= mu R~_N, slips otherwise with
+  f = sign(R~_T). The converged solution satisfies the same Signorini-Coulomb conditions; rho
+  (``coef_cont`` times a stiffness scale of the slave nodes) steers the iterations only.
+
+With mu = 0 a closed node is in the slip status with R_T = 0 (frictionless contact).
+"""
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from fem.dynamics import MultiplierLinearization
+from fem.model import Model
+
+from .state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
+from .zone import ContactError, ContactZone
+
+logger = logging.getLogger(__name__)
+
+METHODS = ("lagrange", "augmented")
+
+
+@dataclass
+class TrialContact:
+    """Multipliers and statuses during one step (mutable, owned by the Newton loop).
+
+    lam : (2 n_s,) interleaved (R_N, R_T) per node [N]; status : (n_s,) OPEN/STICK/SLIP;
+    direction : (n_s,) friction-force direction f (+-1) of slipping nodes; changes : (n_s,)
+    status changes so far in the step; u0 : displacement at the start of the step.
+    """
+
+    lam: np.ndarray
+    status: np.ndarray
+    direction: np.ndarray
+    changes: np.ndarray
+    u0: np.ndarray
+
+
+class MultiplierContact:
+    """Contact of a zone enforced with multipliers (a :class:`fem.dynamics.MultiplierTerm`).
+
+    Parameters
+    ----------
+    model : the model (its mesh points and stiffness set the equation scale).
+    zone : :class:`contact.zone.ContactZone`.
+    friction : Coulomb coefficient mu >= 0 (a phase's ``friction`` overrides it).
+    method : "lagrange" or "augmented".
+    coef_cont, coef_frot : augmentation coefficients (dimensionless, > 0): rho_n = coef_cont k,
+        rho_t = coef_frot k with k the mean diagonal stiffness of the slave dofs [N/m].
+    gap_tolerance : penetration [m] beyond which an open node closes ("lagrange").
+    """
+
+    def __init__(self, model: Model, zone: ContactZone, friction: float = 0.0, method: str = "lagrange",
+                 coef_cont: float = 1.0, coef_frot: float = 1.0, gap_tolerance: float = 1e-14) -> None:
+        if method not in METHODS:
+            raise ContactError(f"unknown contact method {method!r}; choose one of {METHODS}")
+        if not (np.isfinite(friction) and friction >= 0):
+            raise ContactError(f"friction coefficient must be >= 0, got {friction}")
+        for name, value in (("coef_cont", coef_cont), ("coef_frot", coef_frot)):
+            if not (np.isfinite(value) and value > 0):
+                raise ContactError(f"augmentation coefficient {name} must be > 0, got {value}")
+        if not gap_tolerance >= 0:
+            raise ContactError(f"gap tolerance must be >= 0 m, got {gap_tolerance}")
+        self.model, self.zone, self.method = model, zone, method
+        self.friction = float(friction)
+        self._default_friction = float(friction)
+        self.gap_tolerance = float(gap_tolerance)
+        self.nodes = zone.slave
+        self.points = model.mesh.points
+        dofs = (2 * zone.slave[:, None] + np.arange(2)).ravel()
+        k = float(np.mean(np.abs(model.stiffness().diagonal()[dofs]))) if model.sets else 1.0
+        self.rho_n, self.rho_t = coef_cont * k, coef_frot * k
+        n = zone.size
+        self._lam = np.zeros(2 * n)
+        self._status = np.full(n, OPEN)
+        self._direction = np.zeros(n)
+        self._slip = np.zeros(n)
+        self._state: ContactState | None = None
+        self._time = np.nan
+
+    # ------------------------------------------------------------------ MultiplierTerm protocol
+    @property
+    def size(self) -> int:
+        return 2 * self.zone.size
+
+    def set_phase(self, phase, u: np.ndarray) -> None:
+        self.friction = self._default_friction if phase.friction is None else float(phase.friction)
+        if self._state is None:
+            self._record(u, self._lam, self._status, np.zeros(self.zone.size))
+
+    def begin_step(self, u0: np.ndarray) -> TrialContact:
+        return TrialContact(self._lam.copy(), self._status.copy(), self._direction.copy(),
+                            np.zeros(self.zone.size, dtype=int), u0)
+
+    def update(self, trial: TrialContact, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+        """Revise the statuses at the trial state; returns the indices of nodes that changed.
+
+        Normal status: "augmented", closed when R_N - rho_n g > 0; "lagrange", an open node closes
+        when g < -gap_tolerance, a closed node opens when R_N < 0.
+        Friction status (both methods) from the trial tangential force R~_T against the cap
+        mu R~_N, with R~ the augmented multipliers ("augmented") or, for "lagrange", the
+        multipliers themselves and, for a node closing in this iteration (no multiplier yet),
+        the trial forces -rho_n g and -rho_t ds. A sticking node slips when |R~_T| exceeds the
+        cap; a slipping node sticks again when its slip reverses (ds along the friction force, or
+        for "augmented" R~_T changing sign): the tangential velocity went through zero, so the node
+        sticks. This memory keeps the slip direction from flip-flopping between iterations.
+        """
+        geo = self.zone.geometry(self.points, u)
+        gap = np.where(np.isfinite(geo.gap), geo.gap, np.inf)
+        ds = geo.tangent_rows(u.size) @ (u - trial.u0)
+        rn, rt = trial.lam[0::2], trial.lam[1::2]
+        old, f_old = trial.status, trial.direction
+        mu = self.friction
+        augmented = self.method == "augmented"
+        closing = old == OPEN
+        if augmented:
+            rn_aug, rt_aug = rn - self.rho_n * gap, rt - self.rho_t * ds
+            closed = rn_aug > 0
+        else:
+            closed = np.where(closing, gap < -self.gap_tolerance, rn >= 0)
+            rn_aug = np.where(closing, -self.rho_n * gap, rn)
+            rt_aug = np.where(closing, -self.rho_t * ds, rt)
+        over = np.abs(rt_aug) > mu * np.maximum(rn_aug, 0.0) * (1 + 1e-10)
+        f_new = np.sign(rt_aug)
+        reverses = (ds * f_old > 0) | (augmented & (f_new != f_old))
+        stays_slip = (old == SLIP) & ~reverses & (over | ~augmented)
+        new = np.where(~closed, OPEN,
+                       np.where(mu == 0, SLIP,
+                                np.where(old == SLIP, np.where(stays_slip, SLIP, STICK),
+                                         np.where(over, SLIP, STICK))))
+        direction = np.where(new == SLIP, np.where((old == SLIP) & (new == SLIP), f_old, f_new), 0.0)
+        changed = np.flatnonzero(new != old)
+        trial.status, trial.direction = new, direction
+        trial.changes[changed] += 1
+        return changed
+
+    def linearize(self, trial: TrialContact, u: np.ndarray, v: np.ndarray) -> MultiplierLinearization:
+        n_dofs = u.size
+        geo = self.zone.geometry(self.points, u)
+        Gn, Gt = geo.normal_rows(n_dofs), geo.tangent_rows(n_dofs)
+        ns = self.zone.size
+        G = _interleave(Gn, Gt)
+        rn, rt = trial.lam[0::2], trial.lam[1::2]
+        st, f, mu = trial.status, trial.direction, self.friction
+        gap = np.where(np.isfinite(geo.gap), geo.gap, 0.0)
+        ds = Gt @ (u - trial.u0)
+        closed, stick, slip = st != OPEN, st == STICK, st == SLIP
+        res_n = np.where(closed, self.rho_n * gap, rn)
+        res_t = np.where(stick, self.rho_t * ds, np.where(slip, rt - mu * f * (rn - self.rho_n * gap), rt))
+        # d/du: rows of Gn (closed), Gt (stick), mu f rho_n Gn (slip)
+        w_n = np.where(closed, self.rho_n, 0.0)
+        Du = _interleave(sp.diags(w_n) @ Gn,
+                         sp.diags(np.where(stick, self.rho_t, 0.0)) @ Gt
+                         + sp.diags(np.where(slip, mu * f * self.rho_n, 0.0)) @ Gn)
+        # d/dlam: 2 x 2 blocks [[d res_n/d rn, 0], [d res_t/d rn, d res_t/d rt]]
+        i = np.arange(ns)
+        rows = np.concatenate([2 * i, 2 * i + 1, 2 * i + 1])
+        cols = np.concatenate([2 * i, 2 * i, 2 * i + 1])
+        vals = np.concatenate([np.where(closed, 0.0, 1.0), np.where(slip, -mu * f, 0.0),
+                               np.where(stick, 0.0, 1.0)])
+        Dl = sp.csr_matrix((vals, (rows, cols)), shape=(2 * ns, 2 * ns))
+        residual = np.empty(2 * ns)
+        residual[0::2], residual[1::2] = res_n, res_t
+        return MultiplierLinearization(G, residual, Du, Dl)
+
+    def commit(self, trial: TrialContact, u: np.ndarray, v: np.ndarray, t: float) -> None:
+        geo = self.zone.geometry(self.points, u)
+        ds = geo.tangent_rows(u.size) @ (u - trial.u0)
+        moved = np.where(trial.status == SLIP, ds, 0.0)
+        for node, old, new in zip(self.nodes[trial.status != self._status], self._status[trial.status != self._status],
+                                  trial.status[trial.status != self._status]):
+            logger.info("t = %.9g s: contact node %d %s -> %s", t, node, STATUS_NAMES[old], STATUS_NAMES[new])
+        self._lam, self._status, self._direction = trial.lam.copy(), trial.status.copy(), trial.direction.copy()
+        self._slip = self._slip + moved
+        self._time = t
+        self._record(u, self._lam, self._status, self._slip)
+
+    # ------------------------------------------------------------------ outputs
+    def _record(self, u, lam, status, slip) -> None:
+        geo = self.zone.geometry(self.points, u)
+        self._state = ContactState(self.nodes.copy(), status.copy(), geo.gap, lam[0::2].copy(), lam[1::2].copy(),
+                                   np.asarray(slip, dtype=float).copy(), geo.normal, geo.tangent)
+
+    def state(self) -> ContactState:
+        """Contact quantities of the last converged step (or of the phase start)."""
+        if self._state is None:
+            raise RuntimeError("contact state is not available before the first phase starts")
+        return self._state
+
+
+def _interleave(A: sp.spmatrix, B: sp.spmatrix) -> sp.csr_matrix:
+    """Rows of A and B interleaved: A0, B0, A1, B1, ..."""
+    n = A.shape[0]
+    stacked = sp.vstack([A, B]).tocsr()
+    order = np.empty(2 * n, dtype=int)
+    order[0::2] = np.arange(n)
+    order[1::2] = n + np.arange(n)
+    return stacked[order]
