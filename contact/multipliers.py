@@ -112,8 +112,14 @@ class MultiplierContact:
         return 2 * self.zone.size
 
     def set_phase(self, phase, u: np.ndarray) -> None:
+        """Friction coefficient of the phase; at the very first phase, the initial statuses: nodes
+        whose gap is zero or negative start closed (Code_Aster CONTACT_INIT='INTERPENETRE'), so a
+        body resting on another is supported from the first iteration."""
         self.friction = self._default_friction if phase.friction is None else float(phase.friction)
         if self._state is None:
+            gap = self.zone.geometry(self.points, u).gap
+            closed = gap <= self.gap_tolerance
+            self._status = np.where(closed, STICK if self.friction > 0 else SLIP, OPEN)
             self._record(u, self._lam, self._status, np.zeros(self.zone.size))
 
     def begin_step(self, u0: np.ndarray) -> TrialContact:
@@ -150,13 +156,15 @@ class MultiplierContact:
             rt_aug = np.where(closing, -self.rho_t * ds, rt)
         over = np.abs(rt_aug) > mu * np.maximum(rn_aug, 0.0) * (1 + 1e-10)
         f_new = np.sign(rt_aug)
+        # a frictionless "slip" (no direction yet, e.g. after a mu = 0 phase) is decided afresh
+        slipping = (old == SLIP) & (f_old != 0)
         reverses = (ds * f_old > 0) | (augmented & (f_new != f_old))
-        stays_slip = (old == SLIP) & ~reverses & (over | ~augmented)
+        stays_slip = slipping & ~reverses & (over | ~augmented)
         new = np.where(~closed, OPEN,
                        np.where(mu == 0, SLIP,
-                                np.where(old == SLIP, np.where(stays_slip, SLIP, STICK),
+                                np.where(slipping, np.where(stays_slip, SLIP, STICK),
                                          np.where(over, SLIP, STICK))))
-        direction = np.where(new == SLIP, np.where((old == SLIP) & (new == SLIP), f_old, f_new), 0.0)
+        direction = np.where((new == SLIP) & (mu > 0), np.where(slipping & (new == SLIP), f_old, f_new), 0.0)
         changed = np.flatnonzero(new != old)
         trial.status, trial.direction = new, direction
         trial.changes[changed] += 1
