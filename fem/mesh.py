@@ -80,6 +80,18 @@ class Mesh:
     cell_groups: Mapping[str, CellBlock] = field(default_factory=dict)
     node_groups: Mapping[str, np.ndarray] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        points = np.asarray(self.points, dtype=float)
+        if points.ndim != 2 or points.shape[1] != 2:
+            raise MeshError(f"mesh points must have shape (n_nodes, 2), got {points.shape}")
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "node_groups",
+                           {k: np.asarray(v, dtype=np.int64).reshape(-1) for k, v in self.node_groups.items()})
+        object.__setattr__(self, "cell_groups", {
+            k: (v if isinstance(v.connectivity, np.ndarray) and v.connectivity.dtype.kind == "i"
+                else CellBlock(v.cell_type, np.asarray(v.connectivity, dtype=np.int64)))
+            for k, v in self.cell_groups.items()})
+
     @property
     def n_nodes(self) -> int:
         return int(self.points.shape[0])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -49,12 +49,15 @@ class RunRecorder:
     probes : node quantities to put in the history.
     history_name, series_name : file base names.
     kinetic_group : region whose kinetic energy is the ``ke`` column (default: whole model).
-    time_offset : added to t in the outputs (e.g. to put t = 0 at a release).
+    extra_columns, extra : more history columns and a function of the step result returning them
+        (e.g. contact reactions), called after every step.
+    write_series : write the ParaView series (archived steps).
     """
 
     def __init__(self, model: Model, directory: str | Path, probes: Sequence[NodeProbe] = (),
                  history_name: str = "history", series_name: str = "solution",
-                 kinetic_group: str | None = None, write_series: bool = True) -> None:
+                 kinetic_group: str | None = None, write_series: bool = True,
+                 extra_columns: Sequence[str] = (), extra: Callable[[StepResult], dict] | None = None) -> None:
         self.model = model
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -64,7 +67,9 @@ class RunRecorder:
         self.kinetic_group = kinetic_group
         self._gravity = model.gravity_force((0.0, -9.81))
         self.history = HistoryWriter(self.directory / f"{history_name}.csv",
-                                     ["t", "iterations", *[p.name for p in self.probes], *ENERGY_COLUMNS])
+                                     ["t", "iterations", *[p.name for p in self.probes], *extra_columns,
+                                      *ENERGY_COLUMNS])
+        self.extra = extra
         groups = [s.group for s in model.sets]
         self.series = TimeSeriesWriter(self.directory, model.mesh, groups, series_name) if write_series else None
         self.steps = 0
@@ -87,6 +92,8 @@ class RunRecorder:
         row = {"t": s.t, "iterations": float(result.iterations)}
         for p, d in zip(self.probes, self._probe_dofs):
             row[p.name] = float(values[p.quantity][d])
+        if self.extra is not None:
+            row.update(self.extra(result))
         row.update(ke=ke, strain_energy=energy["strain"], gravity_potential=energy["gravity_potential"],
                    external_work=energy["external_work"], reaction_work=energy["reaction_work"],
                    damping_dissipation=energy["damping_dissipation"], term_work=energy["term_work"],
