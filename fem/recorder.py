@@ -36,7 +36,7 @@ class NodeProbe:
 
 
 ENERGY_COLUMNS = ("ke", "strain_energy", "gravity_potential", "external_work", "reaction_work",
-                  "damping_dissipation", "term_work", "energy_balance_error")
+                  "damping_dissipation", "term_work", "numerical_dissipation", "energy_balance_error")
 
 
 class RunRecorder:
@@ -97,6 +97,7 @@ class RunRecorder:
         row.update(ke=ke, strain_energy=energy["strain"], gravity_potential=energy["gravity_potential"],
                    external_work=energy["external_work"], reaction_work=energy["reaction_work"],
                    damping_dissipation=energy["damping_dissipation"], term_work=energy["term_work"],
+                   numerical_dissipation=energy["numerical_dissipation"],
                    energy_balance_error=energy["balance_error"])
         self.history.append(row)
         if result.archived and self.series is not None:

@@ -1,0 +1,843 @@
+"""SDNV105 — rocking of a 2-D graphite block on a table: what the four modelings share.
+
+The benchmark (../shared/reference/sdnv105.md, document ../shared/seeds/004_...txt): a block of
+width 2b = 0.36 m and height 2l = 0.80 m rests on a stiff table; gravity is ramped (self-weight),
+the top centre C1 is pushed by DX = -0.008 m (tilt of 0.01 rad about corner O) while O1 is held in
+x, then the block is released at rest (t = 0) and rocks, hitting the table five times by 0.33 s.
+
+Modelings (one script each, ``cases/sdnv105{a,b,c,d}.py``):
+
+* a — QUA4 reference mesh with the table, Lagrange contact (Code_Aster DISCRETE/LAGRANGIEN), HHT
+  with the benchmark's windows (fine steps with alpha = -0.2 around each impact).
+* b — block only (the document says TRIA6; the public Code_Aster file uses QUA4: both meshes are
+  available, TRIA6 by default), three penalty shock springs at O, A, O1 on a rigid floor (DIS_CHOC).
+* c — QUA4 reference mesh with the table, augmented-Lagrangian contact (Code_Aster CONTINUE);
+  run to 0.33 s (Code_Aster stops at 0.145 s); self-weight and tilt frictionless, as in its file.
+* d — QUA4 with the table, Lagrange contact with a Moreau-Jean theta-scheme (velocity level,
+  impulses), uniform dt.
+
+Pipeline: mesh -> model -> contact -> phases (self-weight, tilt, release schedule) -> records
+(history.csv from the release on, selfweight_history.csv and tilt_history.csv before) -> post-processing as the
+benchmark's §1.6 -> summary.json, report.md, plots, ParaView series.
+
+Where the reference documents disagree the Code_Aster test files are followed: table
+AMOR_ALPHA = 1.6e-3 s (a, c files), not the document's 0.001.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import logging
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+
+from contact.multipliers import MultiplierContact
+from contact import rocking
+from contact.output import impulse
+from contact.penalty import ShockLaw, ShockSprings
+from contact.state import OPEN
+from contact.zone import RigidPlane, contact_zone, node_zone
+from fem.dynamics import ConvergenceError, NewtonSettings, Phase, State, StepResult, integrate
+from fem.functions import PiecewiseLinear, ramp
+from fem.loads import Gravity, ImposedDisplacement
+from fem.material import ElasticMaterial
+from fem.mesh_io import read_mesh
+from fem.model import Model
+from fem.recorder import NodeProbe, RunRecorder
+from fem.schemes import HHT
+
+logger = logging.getLogger(__name__)
+
+G = 9.81
+# verbatim copy of ../shared/reference/code_aster_tests.json (tests check it is identical)
+REFERENCE_FILE = Path(__file__).resolve().parent / "reference" / "code_aster_tests.json"
+
+# Benchmark time functions (sdnv105.md §1.3)
+GRAVITY_RAMP = PiecewiseLinear((-1.95, -1.65), (0.0, 1.0))
+TILT_RAMP = PiecewiseLinear((-1.95, -1.2, -1.1, -1.0, -0.8, -0.5, 0.0), (0.0, 0.0, 0.005, 0.1, 0.3, 1.0, 1.0))
+
+
+@dataclass(frozen=True)
+class Window:
+    """A row of the release schedule: [t_start, t_end], step ``dt`` ("coarse"/"fine" or seconds),
+    HHT alpha and MODI_EQUI ('OUI' = True)."""
+
+    t_start: float
+    t_end: float
+    step: str
+    alpha: float
+    modified: bool = False
+
+
+def _schedule(rows, t_end):
+    return tuple(Window(a, min(b, t_end), s, al, m) for a, b, s, al, m in rows if a < t_end)
+
+
+# Release schedules (sdnv105.md §1.3 for a, §1.4 for b, §1.5 for c, continued to 0.33 s as asked)
+SCHEDULES = {
+    "a": [(0.0, 0.0025, "fine", -0.1, False), (0.0025, 0.0525, "coarse", 0.0, False),
+          (0.0525, 0.0575, "fine", -0.2, False), (0.0575, 0.14, "coarse", 0.0, False),
+          (0.14, 0.145, "fine", -0.2, False), (0.145, 0.205, "coarse", 0.0, False),
+          (0.205, 0.2125, "fine", -0.2, False), (0.2125, 0.2575, "coarse", 0.0, False),
+          (0.2575, 0.265, "fine", -0.2, False), (0.265, 0.2975, "coarse", 0.0, False),
+          (0.2975, 0.3075, "fine", -0.2, False), (0.3075, 1.0, "coarse", 0.0, False)],
+    "b": [(0.0, 0.0025, "fine", -0.1, False), (0.0025, 0.05375, "coarse", 0.0, False),
+          (0.05375, 0.05875, "fine", -0.1, False), (0.05875, 0.13375, "coarse", 0.0, False),
+          (0.13375, 0.145, "fine", -0.1, False), (0.145, 0.1925, "coarse", 0.0, False),
+          (0.1925, 0.2025, "fine", -0.1, True), (0.2025, 0.2325, "coarse", 0.0, False),
+          (0.2325, 0.2425, "fine", -0.1, True), (0.2425, 0.265, "coarse", 0.0, False),
+          (0.265, 0.275, "fine", -0.1, True), (0.275, 1.0, "coarse", 0.0, False)],
+    "c": [(0.0, 0.0025, "fine", -0.1, False), (0.0025, 0.0525, "coarse", 0.0, False),
+          (0.0525, 0.06, "fine", -0.2, False), (0.06, 0.14, "coarse", 0.0, False),
+          (0.14, 0.145, "fine", -0.2, False), (0.145, 0.205, "coarse", 0.0, False),
+          (0.205, 0.215, "fine", -0.2, False), (0.215, 0.2575, "coarse", 0.0, False),
+          (0.2575, 0.265, "fine", -0.2, False), (0.265, 0.295, "coarse", 0.0, False),
+          (0.295, 0.31, "fine", -0.2, False), (0.31, 1.0, "coarse", 0.0, False)],
+}
+
+
+@dataclass(frozen=True)
+class Modeling:
+    """What distinguishes a modeling."""
+
+    name: str
+    contact: str  # "lagrange", "augmented", "penalty", "theta"
+    mesh: str  # checked-in mesh name
+    with_table: bool
+    t_end: float
+    dt: float  # coarse step of the release [s]
+    dt_fine: float
+    tilt_friction: float  # friction during the tilt (c: frictionless, as its file)
+    newton_release: NewtonSettings
+    description: str
+
+
+MODELINGS = {
+    "a": Modeling("a", "lagrange", "sdnv105_quad4", True, 0.33, 0.0025, 1e-5, 0.9,
+                  NewtonSettings(rela=1e-6, maxi=8e-3, max_iterations=40),
+                  "QUA4 with the table, Lagrange contact, HHT"),
+    "b": Modeling("b", "penalty", "sdnv105_block_tri6", False, 0.285, 0.00125, 2.5e-5, 0.9,
+                  NewtonSettings(rela=1e-6, maxi=1e-3, max_iterations=15),
+                  "block only (TRIA6), three penalty shock springs at O, A, O1, HHT"),
+    "c": Modeling("c", "augmented", "sdnv105_quad4", True, 0.33, 0.0025, 1e-5, 0.0,
+                  NewtonSettings(rela=1e-6, max_iterations=20),
+                  "QUA4 with the table, augmented-Lagrangian contact, HHT"),
+    "d": Modeling("d", "theta", "sdnv105_quad4", True, 0.33, 1e-4, 1e-4, 0.9,
+                  NewtonSettings(rela=1e-6, maxi=8e-3, max_iterations=40),
+                  "QUA4 with the table, Lagrange contact, Moreau-Jean theta-scheme"),
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every physical and numerical parameter of a run (SI units)."""
+
+    modeling: str
+    width: float = 0.36
+    height: float = 0.80
+    tilt_angle: float = 0.01  # rad: DX(C1) = -tilt_angle * height
+    mu: float = 0.9
+    young: float = 6.0e11
+    poisson: float = 0.2
+    rho: float = 1450.0
+    amor_alpha: float = 1.0e-4
+    table_young: float = 1.0e14
+    table_poisson: float = 0.3
+    table_rho: float = 2500.0
+    table_amor_alpha: float = 1.6e-3
+    t_end: float | None = None
+    dt: float | None = None
+    dt_fine: float | None = None
+    theta: float = 0.55
+    auto_steps: bool = False
+    mesh: Path | None = None
+    out: Path | None = None
+    archive_every: int = 4
+    paraview: bool = True
+
+    @property
+    def spec(self) -> Modeling:
+        return MODELINGS[self.modeling]
+
+    @property
+    def default_geometry(self) -> bool:
+        return math.isclose(self.width, 0.36) and math.isclose(self.height, 0.80)
+
+    def resolved(self) -> "Config":
+        m = self.spec
+        return replace(self, t_end=self.t_end if self.t_end is not None else m.t_end,
+                       dt=self.dt if self.dt is not None else m.dt,
+                       dt_fine=self.dt_fine if self.dt_fine is not None else m.dt_fine,
+                       out=self.out if self.out is not None else Path(f"results/sdnv105{self.modeling}"))
+
+    def validate(self) -> None:
+        checks = [
+            (self.modeling in MODELINGS, f"unknown modeling {self.modeling!r}; choose one of {sorted(MODELINGS)}"),
+            (self.width > 0, f"--width must be > 0 m, got {self.width}"),
+            (self.height > 0, f"--height must be > 0 m, got {self.height}"),
+            (0 < self.tilt_angle < math.atan2(self.width, self.height),
+             f"--tilt-angle must lie in (0, atan(width/height) = {math.atan2(self.width, self.height):.4g}) rad "
+             f"(beyond it the block topples), got {self.tilt_angle}"),
+            (self.mu >= 0, f"--mu must be >= 0, got {self.mu}"),
+            (self.t_end is None or self.t_end > 0, f"--t-end must be > 0 s, got {self.t_end}"),
+            (self.dt is None or self.dt > 0, f"--dt must be > 0 s, got {self.dt}"),
+            (self.dt_fine is None or self.dt_fine > 0, f"--dt-fine must be > 0 s, got {self.dt_fine}"),
+            (0.5 <= self.theta <= 1.0, f"--theta must lie in [0.5, 1], got {self.theta}"),
+            (self.archive_every >= 1, f"--archive-every must be >= 1, got {self.archive_every}"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise ValueError(message)
+        # materials validate themselves (E > 0, 0 < rho, -1 < nu < 0.5, damping >= 0)
+        self.block_material()
+        self.table_material()
+
+    def block_material(self) -> ElasticMaterial:
+        return ElasticMaterial(self.young, self.poisson, self.rho, rayleigh_stiffness=self.amor_alpha)
+
+    def table_material(self) -> ElasticMaterial:
+        return ElasticMaterial(self.table_young, self.table_poisson, self.table_rho,
+                               rayleigh_stiffness=self.table_amor_alpha)
+
+
+# ----------------------------------------------------------------------------------- command line
+def parse_args(modeling: str, argv=None, description: str = "") -> Config:
+    m = MODELINGS[modeling]
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--width", type=float, default=0.36, help="block width 2b [m]")
+    p.add_argument("--height", type=float, default=0.80, help="block height 2l [m]")
+    p.add_argument("--tilt-angle", type=float, default=0.01,
+                   help="initial tilt [rad]; DX(C1) = -tilt * height (0.01 <=> -0.008 m)")
+    p.add_argument("--mu", type=float, default=0.9, help="Coulomb coefficient after the self-weight phase")
+    p.add_argument("--young", type=float, default=6.0e11, help="block Young's modulus [Pa]")
+    p.add_argument("--poisson", type=float, default=0.2, help="block Poisson's ratio")
+    p.add_argument("--rho", type=float, default=1450.0, help="block density [kg/m^3]")
+    p.add_argument("--amor-alpha", type=float, default=1.0e-4, help="block AMOR_ALPHA [s]")
+    p.add_argument("--table-young", type=float, default=1.0e14, help="table Young's modulus [Pa]")
+    p.add_argument("--table-amor-alpha", type=float, default=1.6e-3, help="table AMOR_ALPHA [s]")
+    p.add_argument("--t-end", type=float, default=None, help=f"end of the release run [s] (default {m.t_end})")
+    p.add_argument("--dt", type=float, default=None, help=f"coarse time step of the release [s] (default {m.dt})")
+    p.add_argument("--dt-fine", type=float, default=None, help=f"time step around impacts [s] (default {m.dt_fine})")
+    if modeling == "d":
+        p.add_argument("--theta", type=float, default=0.55, help="theta of the Moreau-Jean scheme, in [0.5, 1]")
+    p.add_argument("--auto-steps", action="store_true",
+                   help="detect impacts and refine around them instead of the benchmark's windows")
+    p.add_argument("--mesh", type=Path, default=None, help="gmsh .msh with the benchmark's group names")
+    p.add_argument("--archive-every", type=int, default=4, help="ParaView output every N steps")
+    p.add_argument("--no-paraview", action="store_true", help="skip the ParaView series (faster)")
+    p.add_argument("--out", type=Path, default=None, help=f"output folder (default results/sdnv105{modeling})")
+    a = p.parse_args(argv)
+    return Config(modeling=modeling, width=a.width, height=a.height, tilt_angle=a.tilt_angle, mu=a.mu,
+                  young=a.young, poisson=a.poisson, rho=a.rho, amor_alpha=a.amor_alpha,
+                  table_young=a.table_young, table_amor_alpha=a.table_amor_alpha, t_end=a.t_end, dt=a.dt,
+                  dt_fine=a.dt_fine, theta=getattr(a, "theta", 0.55), auto_steps=a.auto_steps, mesh=a.mesh,
+                  out=a.out, archive_every=a.archive_every, paraview=not a.no_paraview)
+
+
+# ----------------------------------------------------------------------------------- model
+@dataclass
+class Study:
+    """Everything built for a run."""
+
+    config: Config
+    mesh: object
+    model: Model
+    contact: object  # MultiplierContact or ShockSprings
+    nodes: dict[str, int]  # named nodes: O, A, O1, C1
+    contact_index: dict[str, int]  # position of O, A in the contact state arrays
+
+
+def _mesh_for(config: Config, out: Path):
+    if config.mesh is not None:
+        return read_mesh(config.mesh)
+    spec = config.spec
+    if config.default_geometry:
+        from meshes.generate import reference_mesh_path
+
+        return read_mesh(reference_mesh_path(spec.mesh))
+    from meshes.generate import block_on_table
+
+    element = "tri6" if spec.mesh.endswith("tri6") else "quad4"
+    path = block_on_table(out / "mesh.msh", half_width=config.width / 2, height=config.height,
+                          element=element, layout="reference", with_table=spec.with_table)
+    return read_mesh(path)
+
+
+def build(config: Config) -> Study:
+    """Mesh, model and contact of a modeling."""
+    spec = config.spec
+    mesh = _mesh_for(config, config.out)
+    regions = {"BLOCK": config.block_material()}
+    if spec.with_table:
+        regions["GROUN"] = config.table_material()
+    model = Model(mesh, regions)
+    if spec.contact == "penalty":
+        # modeling b (sdnv105.md §1.4): DIS_CHOC at O, A, O1 against the floor y = 0
+        law = ShockLaw(normal_stiffness=3.0e10, normal_damping=9.0e6, tangential_stiffness=1.0e7,
+                       tangential_damping=1.0e4, friction=config.mu)
+        mesh.node_groups["SHOCK_NODES"] = np.concatenate([mesh.nodes(n) for n in ("O", "O1", "A")])
+        zone = node_zone(mesh, "SHOCK_NODES", RigidPlane((0.0, 0.0), (0.0, 1.0)))
+        contact = ShockSprings(model, zone, law)
+    else:
+        zone = contact_zone(mesh, "CONHAUT", "CONBAS")
+        method = "augmented" if spec.contact == "augmented" else "lagrange"
+        contact = MultiplierContact(model, zone, friction=config.mu, method=method)
+    nodes = {name: mesh.node(name) for name in ("O", "A", "O1", "C1")}
+    slave = contact.zone.slave
+    contact_index = {name: int(np.flatnonzero(slave == nodes[name])[0]) for name in ("O", "A")}
+    return Study(config, mesh, model, contact, nodes, contact_index)
+
+
+# ----------------------------------------------------------------------------------- phases
+def supports(study: Study) -> tuple[ImposedDisplacement, ...]:
+    """Table supports (a, c, d): DY = 0 on CTGROUND, DX = 0 on S1. Nothing for b (no table)."""
+    if not study.config.spec.with_table:
+        return ()
+    return (ImposedDisplacement("CTGROUND", "y"), ImposedDisplacement("S1", "x"))
+
+
+def preload_phases(study: Study) -> tuple[Phase, Phase]:
+    """Self-weight (-1.95 -> -0.825 s) and tilt (-1.05 -> 0 s), sdnv105.md §1.3."""
+    cfg, spec = study.config, study.config.spec
+    anchor = "O" if spec.contact == "penalty" else "O1"  # b holds DX(O), a/c/d DX(O1)
+    gravity = Gravity((0.0, -G), GRAVITY_RAMP)
+    newton_sw = NewtonSettings(rela=1e-6, maxi=2e-3 if spec.name != "b" else 2e-4, max_iterations=40)
+    newton_tilt = NewtonSettings(rela=1e-5, maxi=1e-4, max_iterations=30)
+    self_weight = Phase("self-weight", -1.95, -0.825, 0.0075, HHT(-0.3), gravity=gravity,
+                        constraints=supports(study) + (ImposedDisplacement(anchor, "x"),), friction=0.0,
+                        newton=newton_sw, archive_every=10)
+    tilt = Phase("tilt", -1.05, 0.0, 0.0075, HHT(-0.6), gravity=gravity,
+                 constraints=supports(study) + (ImposedDisplacement(anchor, "x"),
+                                                ImposedDisplacement("C1", "x", -cfg.tilt_angle * cfg.height,
+                                                                    TILT_RAMP)),
+                 friction=spec.tilt_friction if spec.tilt_friction == 0.0 else cfg.mu,
+                 newton=newton_tilt, archive_every=10)
+    return self_weight, tilt
+
+
+def release_phase(study: Study, name: str, t0: float, t1: float, dt: float, alpha: float,
+                  modified: bool = False) -> Phase:
+    """A phase of the free rocking: constant gravity, supports, friction mu."""
+    cfg = study.config
+    return Phase(name, t0, t1, dt, HHT(alpha, modified_equilibrium=modified), gravity=Gravity((0.0, -G)),
+                 constraints=supports(study), friction=cfg.mu, newton=cfg.spec.newton_release,
+                 archive_every=cfg.archive_every)
+
+
+def benchmark_schedule(study: Study) -> list[Phase]:
+    """The release phases of the benchmark's own schedule (windows, dt, alpha)."""
+    cfg = study.config
+    steps = {"coarse": cfg.dt, "fine": cfg.dt_fine}
+    rows = _schedule(SCHEDULES[cfg.modeling], cfg.t_end)
+    return [release_phase(study, f"{w.step} {w.t_start:g}-{w.t_end:g}", w.t_start, w.t_end, steps[w.step],
+                          w.alpha, w.modified) for w in rows]
+
+
+# ----------------------------------------------------------------------------------- run
+@dataclass
+class RunOutput:
+    """Per-step rows of the release (t = 0 at release), the self-weight phase and the tilt."""
+
+    release: list[dict]
+    preload: list[dict]
+    tilt: list[dict]
+    stats: dict
+    failure: str | None = None
+
+
+def _contact_columns(study: Study) -> tuple[list[str], Callable[[StepResult], dict]]:
+    columns = [f"{q}_{n}" for n in ("O", "A") for q in ("rn", "rt", "rx", "ry", "gap", "slip", "status")]
+    idx = study.contact_index
+
+    def extra(result: StepResult) -> dict:
+        st = study.contact.state()
+        force = st.force
+        row = {}
+        for name, k in idx.items():
+            row.update({f"rn_{name}": st.rn[k], f"rt_{name}": st.rt[k], f"rx_{name}": force[k, 0],
+                        f"ry_{name}": force[k, 1], f"gap_{name}": st.gap[k], f"slip_{name}": st.slip[k],
+                        f"status_{name}": float(st.status[k])})
+        return row
+
+    return columns, extra
+
+
+def _probes() -> list[NodeProbe]:
+    return [NodeProbe("dy_O", "O", "u", "y"), NodeProbe("dy_A", "A", "u", "y"), NodeProbe("vy_O", "O", "v", "y"),
+            NodeProbe("vy_A", "A", "v", "y"), NodeProbe("dx_C1", "C1", "u", "x"), NodeProbe("dy_C1", "C1", "u", "y")]
+
+
+def _record(recorder: RunRecorder, results: Iterator[StepResult], rows: list[dict], skip_first: bool) -> State:
+    state = None
+    for k, result in enumerate(results):
+        state = result.state
+        if skip_first and k == 0:
+            continue
+        rows.append(recorder.record(result))
+    return state
+
+
+def run(study: Study, integrator=integrate) -> RunOutput:
+    """All phases: self-weight (recorded to -0.825 s), tilt restarted from the state at -1.05 s,
+    release at rest at t = 0, free rocking. Histories and ParaView series are written as the run
+    goes; a failure is reported in the output (everything before it is on disk)."""
+    cfg = study.config
+    out = cfg.out
+    columns, extra = _contact_columns(study)
+    t0 = time.perf_counter()
+    preload_rows, tilt_rows, release_rows = [], [], []
+    stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
+    self_weight, tilt = preload_phases(study)
+    failure = None
+
+    def recorder(name):
+        return RunRecorder(study.model, out, _probes(), history_name=f"{name}_history", series_name=name,
+                           kinetic_group="BLOCK", write_series=cfg.paraview, extra_columns=columns, extra=extra)
+
+    snapshot = tilted = None
+    try:
+        with recorder("selfweight") as sw:
+            try:
+                for result in integrate(study.model, self_weight, State.at_rest(study.model.n_dofs, -1.95),
+                                        [study.contact]):
+                    preload_rows.append(sw.record(result))
+                    if snapshot is None and math.isclose(result.state.t, tilt.t_start, abs_tol=1e-9):
+                        # the tilt restarts from here (sdnv105.md §1.3): keep the contact state too
+                        snapshot = (result.state, copy.deepcopy(study.contact, {id(study.model): study.model,
+                                                                               id(study.mesh): study.mesh}))
+            finally:
+                _accumulate(stats, sw)
+        state, study.contact = snapshot
+        with recorder("tilt") as tl:
+            try:
+                tilted = _record(tl, integrate(study.model, tilt, state, [study.contact]), tilt_rows, True)
+            finally:
+                _accumulate(stats, tl)
+    except ConvergenceError as err:
+        failure = f"preload: {err}"
+    if failure is None:
+        with RunRecorder(study.model, out, _probes(), kinetic_group="BLOCK", write_series=cfg.paraview,
+                         extra_columns=columns, extra=extra) as rec:
+            try:
+                phases = None if cfg.auto_steps else benchmark_schedule(study)
+                start = tilted.released(0.0)
+                if cfg.auto_steps:
+                    _run_auto(study, start, rec, release_rows, integrator)
+                else:
+                    state = start
+                    for i, phase in enumerate(phases):
+                        state = _record(rec, integrator(study.model, phase, state, [study.contact]), release_rows,
+                                        skip_first=i > 0)
+            except ConvergenceError as err:
+                failure = f"release: {err}"
+            _accumulate(stats, rec)
+    stats["wall_s"] = time.perf_counter() - t0
+    return RunOutput(release_rows, preload_rows, tilt_rows, stats, failure)
+
+
+def _accumulate(stats: dict, recorder: RunRecorder) -> None:
+    s = recorder.run_statistics()
+    for key in ("steps", "newton_iterations", "subdivisions"):
+        stats[key] += s[key]
+
+
+def _run_auto(study: Study, state: State, rec: RunRecorder, rows: list[dict], integrator) -> None:
+    """Adaptive schedule: coarse steps with alpha = 0 while no impact is near; when an open contact
+    node is predicted to close within 1.5 coarse steps (gap / closing speed), fine steps with
+    alpha = -0.2 until 3 ms after the predicted impact. The release itself starts with 2.5 ms of
+    fine steps (alpha -0.1), as the benchmark does."""
+    cfg = study.config
+    t_end, coarse, fine = cfg.t_end, cfg.dt, cfg.dt_fine
+    first = True
+
+    def advance(phase):
+        nonlocal state, first
+        state = _record(rec, integrator(study.model, phase, state, [study.contact]), rows, skip_first=not first)
+        first = False
+
+    advance(release_phase(study, "release start", 0.0, min(0.0025, t_end), fine, -0.1))
+    previous_gap = None
+    while state.t < t_end - 1e-12:
+        st = study.contact.state()
+        gap = np.where(np.isfinite(st.gap), st.gap, np.inf)
+        t_hit = np.inf
+        if previous_gap is not None:
+            closing = (st.status == OPEN) & (gap < previous_gap[0]) & (gap > 0)
+            speed = (previous_gap[0] - gap) / max(state.t - previous_gap[1], 1e-300)
+            if np.any(closing):
+                t_hit = float(np.min(gap[closing] / speed[closing]))
+        if t_hit < 1.5 * coarse:
+            t1 = min(state.t + t_hit + 3e-3, t_end)
+            previous_gap = None
+            advance(release_phase(study, f"impact {state.t:.4f}", state.t, t1, fine, -0.2))
+        else:
+            previous_gap = (gap, state.t)
+            advance(release_phase(study, f"free {state.t:.4f}", state.t, min(state.t + coarse, t_end), coarse, 0.0))
+
+
+# ----------------------------------------------------------------------------------- post-processing
+def _arrays(rows: list[dict]) -> dict[str, np.ndarray]:
+    return {k: np.array([r[k] for r in rows]) for k in rows[0]} if rows else {}
+
+
+def _in(t, lo=-np.inf, hi=np.inf, closed_hi=False):
+    return (t > lo) & ((t <= hi) if closed_hi else (t < hi))
+
+
+def _ke_max(R, lo, hi=np.inf, closed_hi=False):
+    m = _in(R["t"], lo, hi, closed_hi)
+    k = np.flatnonzero(m)[np.argmax(R["ke"][m])]
+    return float(R["ke"][k]), float(R["t"][k])
+
+
+def extractors(R: dict, P: dict, t_end: float) -> dict[str, Callable[[], float]]:
+    """The benchmark's post-processed quantities (sdnv105.md §1.6), by name."""
+    sw = np.ones(P["t"].size, dtype=bool)  # P: the self-weight phase
+    t = R["t"]
+    return {
+        "dy_C1_sw_max": lambda: float(P["dy_C1"][sw].max()),
+        "dy_C1_sw_min": lambda: float(P["dy_C1"][sw].min()),
+        "dy_O_min": lambda: float(R["dy_O"].min()),
+        "dy_O_max": lambda: float(R["dy_O"].max()),
+        "dy_A_min": lambda: float(R["dy_A"].min()),
+        "dy_A_max": lambda: float(R["dy_A"].max()),
+        "vy_O_min_017": lambda: float(R["vy_O"][t > 0.17].min()),
+        "vy_O_min": lambda: float(R["vy_O"].min()),
+        "vy_A_min": lambda: float(R["vy_A"].min()),
+        "rn_O_min": lambda: float(R["rn_O"].min()),
+        "rn_O_max_1": lambda: float(R["rn_O"][_in(t, 0.01, 0.05)].max()),
+        "rn_A_min": lambda: float(R["rn_A"].min()),
+        "rn_A_max_2": lambda: float(R["rn_A"][_in(t, 0.06, 0.12)].max()),
+        "rx_O_min_1": lambda: float(R["rx_O"][_in(t, 0.01, 0.05)].min()),
+        "rx_A_max_2": lambda: float(R["rx_A"][_in(t, 0.06, 0.12)].max()),
+        "rx_A_max_2b": lambda: float(R["rx_A"][_in(t, 0.07, 0.12)].max()),
+        # a: RN(A) restricted to 0.0544 < t < 0.0545, integrated, value at 0.05449
+        "percussion_A": lambda: impulse(t, R["rn_A"], 0.0544, 0.05449),
+        # c: normal / tangential impulse of the contact at A over the window
+        "percussion_A_n": lambda: abs(impulse(t, R["ry_A"], 0.0544, 0.0545)),
+        "percussion_A_t": lambda: impulse(t, R["rx_A"], 0.0544, 0.0545),
+        "ke_max": lambda: _ke_max(R, -np.inf)[0],
+        "t_ke_max": lambda: _ke_max(R, -np.inf)[1],
+        **{f"ke_max_{lo}": (lambda lo=lo: _ke_max(R, lo)[0]) for lo in (0.1, 0.15, 0.22, 0.26, 0.28)},
+        **{f"t_ke_max_{lo}": (lambda lo=lo: _ke_max(R, lo)[1]) for lo in (0.1, 0.15, 0.22, 0.26, 0.28)},
+        "ke_max_0.1c": lambda: _ke_max(R, 0.1, 0.145, True)[0],
+        "t_ke_max_0.1c": lambda: _ke_max(R, 0.1, 0.145, True)[1],
+    }
+
+
+# quantity name, window label, extractor, indices of the modeling's records in code_aster_tests.json
+CHECKS = {
+    "a": [("DY(C1) max", "self-weight", "dy_C1_sw_max", [0]), ("DY(C1) min", "self-weight", "dy_C1_sw_min", [1]),
+          ("DY(O) min", "release", "dy_O_min", [2]), ("DY(O) max", "release", "dy_O_max", [3, 4]),
+          ("DY(A) min", "release", "dy_A_min", [5]), ("DY(A) max", "release", "dy_A_max", [6]),
+          ("VY(O) min", "t > 0.17", "vy_O_min_017", [7]), ("RN(O) min", "release", "rn_O_min", [8]),
+          ("RN(O) max", "0.01-0.05", "rn_O_max_1", [9]), ("RN(A) min", "release", "rn_A_min", [10]),
+          ("RN(A) max", "0.06-0.12", "rn_A_max_2", [11]),
+          ("percussion RN(A)", "0.0544-0.05449", "percussion_A", [12]),
+          ("KE max", "all", "ke_max", [13]), ("t(KE max)", "all", "t_ke_max", [14]),
+          ("KE max", "t > 0.1", "ke_max_0.1", [15, 16]), ("t(KE max)", "t > 0.1", "t_ke_max_0.1", [17, 18]),
+          ("KE max", "t > 0.15", "ke_max_0.15", [19, 20]), ("t(KE max)", "t > 0.15", "t_ke_max_0.15", [21, 22]),
+          ("KE max", "t > 0.22", "ke_max_0.22", [23, 24]), ("t(KE max)", "t > 0.22", "t_ke_max_0.22", [25, 26]),
+          ("KE max", "t > 0.28", "ke_max_0.28", [27, 28]), ("t(KE max)", "t > 0.28", "t_ke_max_0.28", [29, 30])],
+    "b": [("DY(O) min", "release", "dy_O_min", [0]), ("DY(O) max", "release", "dy_O_max", [1, 2]),
+          ("DY(A) min", "release", "dy_A_min", [3]), ("DY(A) max", "release", "dy_A_max", [4]),
+          ("VY(O) min", "release", "vy_O_min", [5, 6]), ("VY(A) min", "release", "vy_A_min", [7]),
+          ("N(O) max", "0.01-0.05", "rn_O_max_1", [8]), ("N(A) max", "0.06-0.12", "rn_A_max_2", [9]),
+          ("VY force (O) min", "0.01-0.05", "rx_O_min_1", [10]),
+          ("VY force (A) max", "0.07-0.12", "rx_A_max_2b", [11]),
+          ("KE max", "all", "ke_max", [12]), ("t(KE max)", "all", "t_ke_max", [13]),
+          ("KE max", "t > 0.1", "ke_max_0.1", [14, 15]), ("t(KE max)", "t > 0.1", "t_ke_max_0.1", [16, 17]),
+          ("t(KE max)", "t > 0.15", "t_ke_max_0.15", [18, 19]), ("t(KE max)", "t > 0.26", "t_ke_max_0.26", [20, 21])],
+    "c": [("DY(C1) max", "self-weight", "dy_C1_sw_max", [0]), ("DY(C1) min", "self-weight", "dy_C1_sw_min", [1]),
+          ("DY(O) min", "release", "dy_O_min", [2]), ("DY(O) max", "release", "dy_O_max", [3, 4]),
+          ("DY(A) min", "release", "dy_A_min", [5]), ("DY(A) max", "release", "dy_A_max", [6]),
+          ("VY(O) min", "release", "vy_O_min", [7, 8]), ("VY(A) min", "release", "vy_A_min", [9]),
+          ("RN(O) min", "release", "rn_O_min", [10]), ("RN(O) max", "0.01-0.05", "rn_O_max_1", [11]),
+          ("RN(A) min", "release", "rn_A_min", [12]), ("RN(A) max", "0.06-0.12", "rn_A_max_2", [13]),
+          ("RX(O) min", "0.01-0.05", "rx_O_min_1", [14]), ("RX(A) max", "0.06-0.12", "rx_A_max_2", [15]),
+          ("percussion IY(A)", "0.0544-0.0545", "percussion_A_n", [16]),
+          ("percussion IX(A)", "0.0544-0.0545", "percussion_A_t", [17]),
+          ("KE max", "all", "ke_max", [18]), ("t(KE max)", "all", "t_ke_max", [19]),
+          ("KE max", "0.1 < t <= 0.145", "ke_max_0.1c", [20, 21]),
+          ("t(KE max)", "0.1 < t <= 0.145", "t_ke_max_0.1c", [22, 23])],
+}
+
+
+def code_aster_records(modeling: str) -> list[dict]:
+    """The SDNV105 records of a modeling, in file order."""
+    data = json.loads(REFERENCE_FILE.read_text())
+    return [r for r in data["records"] if r["case"] == "SDNV105" and r["modeling"] == modeling]
+
+
+def _within(value: float, record: dict) -> bool:
+    ref, tol = record["reference"], record["tolerance"]
+    if record["criterion"].upper().startswith("ABS"):
+        return abs(value - ref) <= tol
+    return abs(value - ref) <= tol * abs(ref)
+
+
+def _rel(value: float, ref: float | None) -> float | None:
+    if ref is None:
+        return None
+    return abs(value - ref) / abs(ref) if ref != 0 else abs(value - ref)
+
+
+def evaluate_checks(modeling: str, R: dict, P: dict, t_end: float) -> list[dict]:
+    """One entry per tested quantity: our value beside the rigid-body (or analytic) reference, the
+    restitution-coefficient reference when there is one, Code_Aster's value, the relative error to
+    the first reference, and whether each reference's Code_Aster tolerance is met."""
+    table = CHECKS.get(modeling, CHECKS["a"])
+    records = code_aster_records(modeling if modeling in CHECKS else "a")
+    ex = extractors(R, P, t_end)
+    out = []
+    for quantity, window, key, idx in table:
+        try:
+            value = ex[key]()
+        except ValueError:  # window outside the run
+            continue
+        recs = [records[i] for i in idx]
+        rigid = next((r for r in recs if "restitution" not in (r.get("note") or "")), recs[0])
+        restit = next((r for r in recs if "restitution" in (r.get("note") or "")), None)
+        out.append({
+            "quantity": quantity, "window": window, "value": value,
+            "reference_rigid": rigid["reference"],
+            "reference_restitution": restit["reference"] if restit else None,
+            "code_aster": rigid["aster_value"],
+            "rel_error": _rel(value, rigid["reference"]),
+            "rel_error_code_aster": _rel(value, rigid["aster_value"]),
+            "tolerance": [r["tolerance"] for r in recs], "criterion": rigid["criterion"],
+            "within_tolerance": all(_within(value, r) for r in recs),
+        })
+    return out
+
+
+def detect_impacts(R: dict) -> list[dict]:
+    """Impacts: a corner contact closing after being open (status column), with the block kinetic
+    energy just before (the maximum over the preceding free flight, as the benchmark reads its
+    collision instants) and just after (5 ms later)."""
+    impacts = []
+    for corner in ("O", "A"):
+        status = R[f"status_{corner}"]
+        closes = np.flatnonzero((status[1:] != OPEN) & (status[:-1] == OPEN)) + 1
+        for k in closes:
+            impacts.append((float(R["t"][k]), corner, k))
+    impacts.sort()
+    out, t_prev = [], 0.0
+    for t_hit, corner, k in impacts:
+        if out and t_hit - out[-1]["time"] < 0.01:  # chatter within one impact
+            continue
+        before = (R["t"] > t_prev) & (R["t"] <= t_hit)
+        after = (R["t"] > t_hit) & (R["t"] <= t_hit + 0.005)
+        ke_b = float(R["ke"][before].max()) if before.any() else float("nan")
+        ke_a = float(R["ke"][after].min()) if after.any() else float("nan")
+        out.append({"time": t_hit, "corner": corner, "ke_before": ke_b, "ke_after": ke_a})
+        t_prev = t_hit
+    return out
+
+
+def energy_balance(R: dict, P: dict) -> dict:
+    """Energy balance of the release (t = 0 onwards), from the recorded terms [J]:
+
+        kinetic + strain + gravity potential + Rayleigh damping + contact/friction work
+        + numerical dissipation of the time scheme - work of the supports = constant
+
+    ``relative_error`` is the largest departure from the constant, relative to the potential-
+    energy drop up to the first impact; ``numerical_dissipation`` (HHT / Newmark with gamma > 1/2
+    in the benchmark's impact windows) is reported on its own, and ``relative_error_physical``
+    leaves it out (the balance of the physical terms alone)."""
+    t = R["t"]
+    physical = (R["ke"] + R["strain_energy"] + R["gravity_potential"] + R["damping_dissipation"] + R["term_work"]
+                - R["reaction_work"])
+    total = physical + R["numerical_dissipation"]
+    error, error_phys = total - total[0], physical - physical[0]
+    first = t <= t[np.argmax(R["ke"])]
+    drop = float(R["gravity_potential"][0] - R["gravity_potential"][first].min())
+    rel = (lambda x: float(np.abs(x).max() / drop)) if drop > 0 else (lambda x: None)
+    return {"potential_drop": drop, "max_abs_error": float(np.abs(error).max()), "relative_error": rel(error),
+            "relative_error_physical": rel(error_phys),
+            "damping_dissipated": float(R["damping_dissipation"][-1] - R["damping_dissipation"][0]),
+            "contact_work": float(R["term_work"][-1] - R["term_work"][0]),
+            "numerical_dissipation": float(R["numerical_dissipation"][-1] - R["numerical_dissipation"][0]),
+            "final_error": float(error[-1])}
+
+
+# ----------------------------------------------------------------------------------- outputs
+def rigid_reference(config: Config) -> dict:
+    """Event-driven rigid-block rocking (contact.rocking, exact nonlinear equation, Housner's
+    impact law of the document) for the run's geometry: impact instants, kinetic energies before
+    and after each impact, and the kinetic-energy curve for the plots."""
+    result = rocking.rock(config.width / 2, config.height / 2, config.tilt_angle, g=G, rho=config.rho,
+                          n_impacts=5, model="nonlinear")
+    curve_t = np.linspace(0.0, min(result.impact_times[-1], config.t_end), 800)
+    curve_ke = np.asarray(result.energies(curve_t)[0])
+    return {"model": "exact nonlinear rocking, impact law omega+ = (1 - 3 b^2 / (2 R^2)) omega-",
+            "impact_times": list(result.impact_times), "impact_corner": list(result.impact_corner),
+            "ke_before": list(result.ke_before), "ke_after": list(result.ke_after),
+            "curve_t": curve_t.tolist(), "curve_ke": curve_ke.tolist()}
+
+
+def _fmt(x, digits=6):
+    if x is None:
+        return "–"
+    if isinstance(x, bool):
+        return "yes" if x else "**no**"
+    if isinstance(x, (list, tuple)):
+        return " / ".join(_fmt(v, 3) for v in x)
+    if x == 0 or 1e-3 <= abs(x) < 1e5:
+        return f"{x:.{digits}g}"
+    return f"{x:.{digits - 1}e}"
+
+
+def write_report(out: Path, config: Config, summary: dict) -> Path:
+    """report.md: the checks as a table, ours beside the references and Code_Aster's value."""
+    spec = config.spec
+    lines = [f"# SDNV105{config.modeling.upper()} — {spec.description}", "",
+             f"Command: `python cases/sdnv105{config.modeling}.py` (parameters in summary.json). "
+             f"Run: {summary['run']['steps']} steps, {summary['run']['newton_iterations']} Newton iterations, "
+             f"{summary['run']['subdivisions']} sub-steps, {summary['run']['wall_s']:.1f} s.", ""]
+    if summary.get("failure"):
+        lines += [f"**The run stopped early**: {summary['failure']}", ""]
+    lines += ["References: `rigid` = the benchmark's rigid-body (or analytic) value, `restit.` = its value "
+              "estimated with a restitution coefficient, `Code_Aster` = the value Code_Aster computes "
+              "(VALE_CALC of the public test file). `error` is relative to the first reference; `within tol.` "
+              "applies Code_Aster's own tolerance(s) of the test file.", "",
+              "| quantity | window | this code | rigid | restit. | Code_Aster | error | error vs Code_Aster "
+              "| tolerance | within tol. |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for c in summary["checks"]:
+        lines.append(f"| {c['quantity']} | {c['window']} | {_fmt(c['value'])} | {_fmt(c['reference_rigid'])} | "
+                     f"{_fmt(c['reference_restitution'])} | {_fmt(c['code_aster'])} | {_fmt(c['rel_error'], 3)} | "
+                     f"{_fmt(c['rel_error_code_aster'], 3)} | {_fmt(c['tolerance'])} {c['criterion'][:3].lower()} | "
+                     f"{_fmt(c['within_tolerance'])} |")
+    lines += ["", "## Impacts", "", "| time [s] | corner | KE before [J] | KE after [J] |", "|---|---|---|---|"]
+    lines += [f"| {i['time']:.6f} | {i['corner']} | {i['ke_before']:.4f} | {i['ke_after']:.4f} |"
+              for i in summary["impacts"]]
+    rigid = summary.get("rigid_body")
+    if rigid:
+        lines += ["", "## Rigid-body reference (event-driven, this geometry)", "",
+                  "| impact | time [s] | KE before [J] | KE after [J] |", "|---|---|---|---|"]
+        lines += [f"| {k + 1} | {t:.6f} | {kb:.4f} | {ka:.4f} |" for k, (t, kb, ka) in
+                  enumerate(zip(rigid["impact_times"], rigid["ke_before"], rigid["ke_after"]))]
+    e = summary["energy"]
+    lines += ["", "## Energy balance of the release", "",
+              f"Potential-energy drop to the first impact {e['potential_drop']:.4f} J; largest balance error "
+              f"{e['max_abs_error']:.4g} J ({100 * (e['relative_error'] or 0):.3g} % of the drop); dissipated by "
+              f"Rayleigh damping {e['damping_dissipated']:.4g} J; work taken by the contact {e['contact_work']:.4g} J; "
+              f"removed by the time scheme itself (HHT alpha < 0 in the impact windows) "
+              f"{e['numerical_dissipation']:.4g} J, i.e. without it the physical terms would miss "
+              f"{100 * (e['relative_error_physical'] or 0):.3g} % of the drop.",
+              ""]
+    path = out / "report.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def plot(out: Path, R: dict, summary: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = R["t"]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.plot(t, R["ke"], label="block kinetic energy")
+    for imp in summary["impacts"]:
+        ax.axvline(imp["time"], color="grey", lw=0.6, ls=":")
+    rigid = summary.get("rigid_body")
+    if rigid and rigid.get("curve_t") is not None:
+        ax.plot(rigid["curve_t"], rigid["curve_ke"], "k--", lw=0.8, label="rigid body")
+    ax.set(xlabel="t [s]", ylabel="kinetic energy [J]", title="SDNV105: kinetic energy, impacts dotted")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "kinetic_energy.png", dpi=120)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.plot(t, 1e3 * R["dy_O"], label="DY(O)")
+    ax.plot(t, 1e3 * R["dy_A"], label="DY(A)")
+    ax.set(xlabel="t [s]", ylabel="uplift [mm]", title="corner uplifts")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "uplift.png", dpi=120)
+    plt.close(fig)
+    fig, ax = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    for c in ("O", "A"):
+        ax[0].plot(t, R[f"rn_{c}"], label=f"RN({c})")
+        ax[1].plot(t, R[f"rx_{c}"], label=f"RX({c})")
+    ax[0].set(ylabel="normal reaction [N]", ylim=(-100, 5000))
+    ax[1].set(xlabel="t [s]", ylabel="tangential reaction [N]", ylim=(-2000, 2000))
+    ax[0].legend()
+    ax[1].legend()
+    fig.tight_layout()
+    fig.savefig(out / "reactions.png", dpi=120)
+    plt.close(fig)
+
+
+def summarize(study: Study, output: RunOutput) -> dict:
+    cfg = study.config
+    R, P = _arrays(output.release), _arrays(output.preload)
+    summary = {"modeling": cfg.modeling, "config": {k: (str(v) if isinstance(v, Path) else v)
+                                                    for k, v in asdict(cfg).items()},
+               "run": output.stats, "failure": output.failure}
+    if R:
+        summary["checks"] = evaluate_checks(cfg.modeling, R, P, cfg.t_end) if cfg.default_geometry else []
+        summary["impacts"] = detect_impacts(R)
+        summary["energy"] = energy_balance(R, P)
+    summary["rigid_body"] = rigid_reference(cfg)
+    return summary
+
+
+def run_case(modeling: str, argv=None, description: str = "", integrator=integrate) -> int:
+    """Parse, build, run, post-process, write. Returns the exit code (2: bad input, 1: the run
+    stopped early, 0: done)."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        config = parse_args(modeling, argv, description).resolved()
+        config.validate()
+        config.out.mkdir(parents=True, exist_ok=True)
+        study = build(config)
+    except ValueError as err:  # includes MeshError, ContactError
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if not config.default_geometry and not config.auto_steps:
+        print("note: the benchmark's impact windows are placed for the 0.36 x 0.80 block; "
+              "consider --auto-steps for another geometry", file=sys.stderr)
+    output = run(study, integrator)
+    summary = summarize(study, output)
+    (config.out / "summary.json").write_text(json.dumps(summary, indent=2, default=float))
+    R = _arrays(output.release)
+    if R:
+        write_report(config.out, config, summary)
+        plot(config.out, R, summary)
+    _print_table(summary)
+    if output.failure:
+        print(f"error: {output.failure}\nresults up to the failure are in {config.out}", file=sys.stderr)
+        return 1
+    print(f"results: {config.out}/ (report.md, summary.json, history.csv, solution.pvd for ParaView)")
+    return 0
+
+
+def _print_table(summary: dict) -> None:
+    run_ = summary["run"]
+    print(f"SDNV105{summary['modeling'].upper()}: {run_['steps']} steps, {run_['newton_iterations']} Newton "
+          f"iterations, {run_['subdivisions']} sub-steps, {run_['wall_s']:.1f} s")
+    checks = summary.get("checks") or []
+    if checks:
+        print(f"{'quantity':18s} {'window':16s} {'this code':>12s} {'reference':>12s} {'Code_Aster':>12s} "
+              f"{'err':>8s} {'ok':>3s}")
+        for c in checks:
+            print(f"{c['quantity']:18s} {c['window']:16s} {c['value']:12.5g} {c['reference_rigid']:12.5g} "
+                  f"{c['code_aster']:12.5g} {(c['rel_error'] or 0):8.2e} {'yes' if c['within_tolerance'] else 'NO':>3s}")
+    for imp in summary.get("impacts", []):
+        print(f"impact at {imp['time']:.5f} s on {imp['corner']}: KE {imp['ke_before']:.4f} -> {imp['ke_after']:.4f} J")
+    if summary.get("energy"):
+        e = summary["energy"]
+        print(f"energy balance error {e['max_abs_error']:.3g} J = {100 * (e['relative_error'] or 0):.2f} % of the "
+              f"potential drop {e['potential_drop']:.4f} J (damping {e['damping_dissipated']:.3f} J, contact "
+              f"{e['contact_work']:.3f} J, time scheme {e['numerical_dissipation']:.3f} J)")

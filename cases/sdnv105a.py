@@ -1,0 +1,13 @@
+"""SDNV105 modeling A: rocking block, QUA4 mesh with the table, Lagrange contact with Coulomb
+friction (Code_Aster DISCRETE / LAGRANGIEN), HHT with fine steps around the five impacts.
+
+Run:  python cases/sdnv105a.py [--out results/sdnv105a] [--help for every parameter]
+Reproduces every phase of ../shared/reference/sdnv105.md §1.3 (self-weight, tilt by DX(C1),
+release at rest, free rocking to 0.33 s) and compares with Code_Aster's tests (report.md).
+"""
+import sys
+
+from sdnv105_common import run_case
+
+if __name__ == "__main__":
+    sys.exit(run_case("a", description=__doc__))

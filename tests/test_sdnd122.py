@@ -1,0 +1,186 @@
+"""SDND122: nonlinear normal mode of a mass on an elastic stop (contact/nnm.py, cases/sdnd122.py).
+
+Cheapest first: the exact flow against finite differences and solve_ivp, the shooting at the tested
+energy, the closed form against time integration, the continued branch, bad input, the case script.
+"""
+import csv
+import importlib.util
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from contact.nnm import (StopOscillator, aster_formula_frequency, check_energy_range, closed_form_frequency,
+                         continue_branch, integrate_numerically, periodic_orbit)
+
+CASES = Path(__file__).resolve().parents[1] / "cases"
+OSC = StopOscillator()                       # m = 1 kg, k = 10 N/m, K = 50 N/m, gap = 0.01 m
+E_TEST = 6.50108331624e-3                    # document value (the .comm file has ...626)
+F_ASTER_REFERENCE = 0.646217                 # sdnd122a VALE_REFE (Code_Aster's closed form) [Hz]
+F_ASTER_COMPUTED = 0.64669392749957          # sdnd122a VALE_CALC [Hz]
+
+
+def _load_case(name):
+    spec = importlib.util.spec_from_file_location(name, CASES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ----------------------------------------------------------------------------------------- exact flow
+def test_flow_jacobian_against_finite_differences():
+    z0, t = np.array([-0.02, 0.13]), 2.3       # several regime switches
+    _, phi, contact_time = OSC.flow(z0, t)
+    h = 1e-7
+    fd = np.column_stack([(OSC.flow(z0 + h * e, t)[0] - OSC.flow(z0 - h * e, t)[0]) / (2 * h) for e in np.eye(2)])
+    np.testing.assert_allclose(phi, fd, rtol=1e-7, atol=1e-7)
+    assert contact_time > 0
+    assert np.linalg.det(phi) == pytest.approx(1.0, abs=1e-13)   # area-preserving flow
+
+
+@pytest.mark.parametrize("z0", [(-0.02, 0.13), (0.015, -0.05), (0.01, 0.2), (0.01, -0.2), (0.0, 0.05)])
+def test_flow_against_solve_ivp(z0):
+    for t in (0.0, 0.4, 3.7):
+        z, _, _ = OSC.flow(z0, t)
+        np.testing.assert_allclose(z, integrate_numerically(OSC, z0, t), rtol=0, atol=1e-10)
+        assert OSC.energy(*z) == pytest.approx(OSC.energy(*z0), rel=1e-13)
+
+
+# ----------------------------------------------------------------------------------------- tested orbit
+def test_frequency_at_sdnd122_energy():
+    orbit = periodic_orbit(OSC, E_TEST)
+    f_exact = closed_form_frequency(OSC, E_TEST)
+    assert orbit.frequency == pytest.approx(f_exact, rel=1e-12)
+    assert orbit.frequency == pytest.approx(0.6466310406, rel=1e-9)
+    assert orbit.stable
+    # Code_Aster's reference formula drops -k K gap^2 from the contact amplitude: 6.4e-4 low, still
+    # inside the benchmark's own 1e-3 PRECISION. Code_Aster's harmonic balance is 9.7e-5 above exact.
+    assert aster_formula_frequency(OSC, E_TEST) == pytest.approx(F_ASTER_REFERENCE, rel=1e-6)
+    assert orbit.frequency / F_ASTER_REFERENCE - 1 == pytest.approx(6.41e-4, abs=1e-5)
+    assert orbit.frequency == pytest.approx(F_ASTER_REFERENCE, rel=1e-3)
+    assert orbit.frequency == pytest.approx(F_ASTER_COMPUTED, rel=1e-4)
+
+
+def test_floquet_multipliers_are_the_trivial_pair():
+    orbit = periodic_orbit(OSC, E_TEST)
+    mu = orbit.multipliers
+    np.testing.assert_allclose(np.abs(mu), 1.0, atol=1e-6)       # split by ~sqrt(round-off) only
+    assert np.prod(mu).real == pytest.approx(1.0, abs=1e-13)
+    m = orbit.monodromy
+    assert np.trace(m) == pytest.approx(2.0, abs=1e-12)
+    f0 = OSC.rhs(0.0, orbit.initial_state)                        # flow direction is an eigenvector
+    np.testing.assert_allclose(m @ f0, f0, atol=1e-12 * np.linalg.norm(f0))
+    assert abs(m[1, 0]) > 0.1                                     # Jordan block: period depends on energy
+    assert orbit.return_error < 1e-13
+
+
+def test_orbit_returns_under_time_integration_and_confirms_the_corrected_closed_form():
+    orbit = periodic_orbit(OSC, E_TEST)
+    z0 = orbit.initial_state
+    amplitude = abs(z0[0])
+    z = integrate_numerically(OSC, z0, orbit.period)
+    assert np.hypot(z[0] - z0[0], z[1] / OSC.omega_free) < 1e-10 * amplitude
+    # after Code_Aster's formula period the state has not returned
+    z_aster = integrate_numerically(OSC, z0, 1 / F_ASTER_REFERENCE)
+    assert np.hypot(z_aster[0] - z0[0], z_aster[1] / OSC.omega_free) > 1e-3 * amplitude
+
+
+@pytest.mark.parametrize("energy, f_aster", [(6.58129654238e-3, 0.647088395), (6.47656819016e-3, 0.64658517)])
+def test_sdnd122_b_and_c_energies(energy, f_aster):
+    f = periodic_orbit(OSC, energy).frequency
+    assert f == pytest.approx(closed_form_frequency(OSC, energy), rel=1e-12)
+    assert f == pytest.approx(f_aster, rel=1.2e-4)                # Code_Aster b, c: 1.1e-4 above exact
+    assert f == pytest.approx(aster_formula_frequency(OSC, energy), rel=1e-3)
+
+
+def test_grazing_orbit_is_the_linear_mode():
+    e0 = OSC.first_contact_energy
+    assert periodic_orbit(OSC, e0).frequency == pytest.approx(OSC.linear_frequency, rel=1e-14)
+    assert closed_form_frequency(OSC, e0) == pytest.approx(0.5032921210448704, rel=1e-14)
+    # Code_Aster's formula keeps a finite contact time at grazing: f(E0) = 0.437 Hz < f0
+    assert aster_formula_frequency(OSC, e0) < 0.9 * OSC.linear_frequency
+
+
+# ----------------------------------------------------------------------------------------- branch
+def test_branch_matches_closed_form_from_first_contact_to_ten_times():
+    e0 = OSC.first_contact_energy
+    branch = continue_branch(OSC, 10 * e0)
+    assert branch.energy[0] == e0 and branch.energy[-1] == pytest.approx(10 * e0, rel=1e-14)
+    assert np.all(np.diff(branch.energy) > 0) and np.all(np.diff(branch.frequency) > 0)
+    assert branch.energy.size >= 30 and np.diff(branch.energy).max() < 0.3 * e0
+    err = np.abs(branch.frequency / closed_form_frequency(OSC, branch.energy) - 1)
+    assert err.max() < 1e-4
+    assert err.max() < 1e-12
+    assert branch.stable.all()
+    assert np.abs(branch.multipliers).max() < 1 + 1e-6
+    assert branch.return_error.max() < 1e-12
+    assert branch.frequency[0] == pytest.approx(OSC.linear_frequency, rel=1e-14)
+
+
+def test_branch_other_parameters_and_high_energy():
+    osc = StopOscillator(mass=2.0, stiffness=3.0, stop_stiffness=1000.0, gap=0.5)
+    branch = continue_branch(osc, 200 * osc.first_contact_energy)
+    err = np.abs(branch.frequency / closed_form_frequency(osc, branch.energy) - 1)
+    assert err.max() < 1e-12 and branch.stable.all()
+    assert 1 / branch.frequency[-1] > osc.high_energy_period      # period tends to pi/w1 + pi/w2
+
+
+# ----------------------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize("field, value", [("mass", 0.0), ("stiffness", -1.0), ("stop_stiffness", 0.0),
+                                          ("gap", -0.01), ("gap", math.nan)])
+def test_bad_parameters(field, value):
+    with pytest.raises(ValueError, match=f"{field} must be a finite number > 0"):
+        StopOscillator(**{field: value})
+
+
+def test_bad_energies():
+    e0 = OSC.first_contact_energy
+    with pytest.raises(ValueError, match="below first contact"):
+        periodic_orbit(OSC, 0.5 * e0)
+    with pytest.raises(ValueError, match="below first contact"):
+        check_energy_range(OSC, 0.5 * e0, 10 * e0)
+    with pytest.raises(ValueError, match="e_max = .* must be > energy"):
+        check_energy_range(OSC, E_TEST, E_TEST)
+    with pytest.raises(ValueError, match="must be > first contact"):
+        continue_branch(OSC, e0)
+    with pytest.raises(ValueError, match="below first contact"):
+        closed_form_frequency(OSC, 0.1 * e0)
+
+
+# ----------------------------------------------------------------------------------------- case script
+def test_case_writes_results(tmp_path, capsys):
+    case = _load_case("sdnd122")
+    assert case.main(["--out", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    assert "Code_Aster reference formula" in printed
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["frequency"] == pytest.approx(0.6466310406, rel=1e-9)
+    assert summary["stable"] is True
+    checks = {c["quantity"]: c for c in summary["checks"]}
+    assert checks["frequency [Hz] vs exact closed form"]["rel_error"] < 1e-12
+    assert checks["frequency [Hz] vs Code_Aster reference formula"]["rel_error"] == pytest.approx(6.41e-4, abs=1e-5)
+    assert checks["frequency [Hz] vs Code_Aster computed value"]["rel_error"] < 1e-4
+    assert all({"quantity", "value", "reference", "rel_error"} <= set(c) for c in summary["checks"])
+    with (tmp_path / "curve.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0])[:3] == ["energy", "frequency", "stable"]
+    e = np.array([float(r["energy"]) for r in rows])
+    f = np.array([float(r["frequency"]) for r in rows])
+    assert e[0] == OSC.first_contact_energy and e[-1] >= 10 * OSC.first_contact_energy
+    np.testing.assert_allclose(f, closed_form_frequency(OSC, e), rtol=1e-12)
+    assert all(r["stable"] == "True" for r in rows)
+    assert (tmp_path / "sdnd122.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--energy", "1e-4"], "below first contact"),
+    (["--e-max", "5e-3"], "must be > energy"),
+    (["--k-stop", "0"], "stop_stiffness must be"),
+    (["--mass", "-1"], "mass must be"),
+])
+def test_case_rejects_bad_input(tmp_path, capsys, argv, message):
+    case = _load_case("sdnd122")
+    assert case.main(["--out", str(tmp_path)] + argv) == 2
+    assert message in capsys.readouterr().err
