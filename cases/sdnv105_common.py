@@ -40,6 +40,7 @@ import numpy as np
 
 from contact.multipliers import MultiplierContact
 from contact import rocking
+from contact.impacts import velocity_contact_from
 from contact.output import impulse
 from contact.penalty import ShockLaw, ShockSprings
 from contact.state import OPEN
@@ -51,7 +52,7 @@ from fem.material import ElasticMaterial
 from fem.mesh_io import read_mesh
 from fem.model import Model
 from fem.recorder import NodeProbe, RunRecorder
-from fem.schemes import HHT
+from fem.schemes import HHT, Theta
 
 logger = logging.getLogger(__name__)
 
@@ -346,9 +347,11 @@ def preload_phases(study: Study) -> tuple[Phase, Phase]:
 
 def release_phase(study: Study, name: str, t0: float, t1: float, dt: float, alpha: float,
                   modified: bool = False) -> Phase:
-    """A phase of the free rocking: constant gravity, supports, friction mu."""
+    """A phase of the free rocking: constant gravity, supports, friction mu; HHT(alpha), or the
+    theta-scheme for modeling d."""
     cfg = study.config
-    return Phase(name, t0, t1, dt, HHT(alpha, modified_equilibrium=modified), gravity=Gravity((0.0, -G)),
+    scheme = Theta(cfg.theta) if cfg.spec.contact == "theta" else HHT(alpha, modified_equilibrium=modified)
+    return Phase(name, t0, t1, dt, scheme, gravity=Gravity((0.0, -G)),
                  constraints=supports(study), friction=cfg.mu, newton=cfg.spec.newton_release,
                  archive_every=cfg.archive_every)
 
@@ -440,6 +443,8 @@ def run(study: Study, integrator=integrate) -> RunOutput:
         with RunRecorder(study.model, out, _probes(), kinetic_group="BLOCK", write_series=cfg.paraview,
                          extra_columns=columns, extra=extra) as rec:
             try:
+                if cfg.spec.contact == "theta":
+                    study.contact = velocity_contact_from(study.contact)
                 refinements = _run_release(study, tilted.released(0.0), rec, release_rows, integrator)
             except ConvergenceError as err:
                 failure = f"release: {err}"
@@ -478,7 +483,9 @@ def _windows(study: Study) -> list[Window]:
     """The release windows: the benchmark's schedule, or for --auto-steps a fine start (as the
     benchmark's) followed by one coarse window in which impacts are found automatically."""
     cfg = study.config
-    if cfg.auto_steps:
+    if cfg.spec.contact == "theta":  # d: uniform steps, no windows (impacts are first-order events)
+        rows = [(0.0, 1e9, "uniform", 0.0, False)]
+    elif cfg.auto_steps:
         rows = [(0.0, 0.0025, "fine", -0.1, False), (0.0025, 1e9, "coarse", 0.0, False)]
     else:
         rows = SCHEDULES[cfg.modeling]
@@ -501,6 +508,9 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
         first = False
 
     for k, w in enumerate(windows):
+        if w.step == "uniform":
+            advance(release_phase(study, "release", w.t_start, w.t_end, cfg.dt, 0.0))
+            continue
         if w.step == "fine":
             advance(release_phase(study, f"fine {w.t_start:g}-{w.t_end:g}", w.t_start, w.t_end, cfg.dt_fine,
                                   w.alpha, w.modified))

@@ -106,6 +106,16 @@ class MultiplierContact:
         self._state: ContactState | None = None
         self._time = np.nan
 
+    # ------------------------------------------------------------------ kinematic measures
+    def measures(self, trial: TrialContact, u: np.ndarray, v: np.ndarray):
+        """Geometry, the normal measure (gap g [m], +inf when unpaired), the tangential measure
+        (slip increment ds [m]) and the factor of their derivative rows with respect to the
+        unknown of the Newton system (1: the unknown is u). Subclasses change the level."""
+        geo = self.zone.geometry(self.points, u)
+        gap = np.where(np.isfinite(geo.gap), geo.gap, np.inf)
+        ds = geo.tangent_rows(u.size) @ (u - trial.u0)
+        return geo, gap, ds, 1.0
+
     # ------------------------------------------------------------------ MultiplierTerm protocol
     @property
     def size(self) -> int:
@@ -139,9 +149,7 @@ class MultiplierContact:
         for "augmented" R~_T changing sign): the tangential velocity went through zero, so the node
         sticks. This memory keeps the slip direction from flip-flopping between iterations.
         """
-        geo = self.zone.geometry(self.points, u)
-        gap = np.where(np.isfinite(geo.gap), geo.gap, np.inf)
-        ds = geo.tangent_rows(u.size) @ (u - trial.u0)
+        geo, gap, ds, _ = self.measures(trial, u, v)
         rn, rt = trial.lam[0::2], trial.lam[1::2]
         old, f_old = trial.status, trial.direction
         mu = self.friction
@@ -172,22 +180,21 @@ class MultiplierContact:
 
     def linearize(self, trial: TrialContact, u: np.ndarray, v: np.ndarray) -> MultiplierLinearization:
         n_dofs = u.size
-        geo = self.zone.geometry(self.points, u)
+        geo, gap, ds, row_factor = self.measures(trial, u, v)
         Gn, Gt = geo.normal_rows(n_dofs), geo.tangent_rows(n_dofs)
         ns = self.zone.size
         G = _interleave(Gn, Gt)
         rn, rt = trial.lam[0::2], trial.lam[1::2]
         st, f, mu = trial.status, trial.direction, self.friction
-        gap = np.where(np.isfinite(geo.gap), geo.gap, 0.0)
-        ds = Gt @ (u - trial.u0)
+        gap = np.where(np.isfinite(gap), gap, 0.0)
         closed, stick, slip = st != OPEN, st == STICK, st == SLIP
         res_n = np.where(closed, self.rho_n * gap, rn)
         res_t = np.where(stick, self.rho_t * ds, np.where(slip, rt - mu * f * (rn - self.rho_n * gap), rt))
-        # d/du: rows of Gn (closed), Gt (stick), mu f rho_n Gn (slip)
-        w_n = np.where(closed, self.rho_n, 0.0)
+        # d/d(unknown): rows of Gn (closed), Gt (stick), mu f rho_n Gn (slip), times row_factor
+        w_n = np.where(closed, self.rho_n, 0.0) * row_factor
         Du = _interleave(sp.diags(w_n) @ Gn,
-                         sp.diags(np.where(stick, self.rho_t, 0.0)) @ Gt
-                         + sp.diags(np.where(slip, mu * f * self.rho_n, 0.0)) @ Gn)
+                         sp.diags(np.where(stick, self.rho_t, 0.0) * row_factor) @ Gt
+                         + sp.diags(np.where(slip, mu * f * self.rho_n, 0.0) * row_factor) @ Gn)
         # d/dlam: 2 x 2 blocks [[d res_n/d rn, 0], [d res_t/d rn, d res_t/d rt]]
         i = np.arange(ns)
         rows = np.concatenate([2 * i, 2 * i + 1, 2 * i + 1])
@@ -201,7 +208,7 @@ class MultiplierContact:
 
     def commit(self, trial: TrialContact, u: np.ndarray, v: np.ndarray, t: float) -> None:
         geo = self.zone.geometry(self.points, u)
-        ds = geo.tangent_rows(u.size) @ (u - trial.u0)
+        ds = geo.tangent_rows(u.size) @ (u - trial.u0)  # slip over the step, whatever the level
         moved = np.where(trial.status == SLIP, ds, 0.0)
         for node, old, new in zip(self.nodes[trial.status != self._status], self._status[trial.status != self._status],
                                   trial.status[trial.status != self._status]):

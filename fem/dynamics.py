@@ -33,7 +33,7 @@ import scipy.sparse.linalg as spla
 from .loads import (Gravity, ImposedDisplacement, NodalForce, ResolvedConstraints, ResolvedLoads,
                     resolve_constraints, resolve_loads)
 from .model import Model
-from .schemes import HHT, Newmark, Static
+from .schemes import HHT, Newmark, Static, Theta
 
 logger = logging.getLogger(__name__)
 
@@ -102,7 +102,7 @@ class Phase:
     t_start: float
     t_end: float
     dt: float
-    scheme: Newmark | HHT | Static = field(default_factory=Newmark)
+    scheme: Newmark | HHT | Static | Theta = field(default_factory=Newmark)
     gravity: Gravity | None = None
     forces: tuple[NodalForce, ...] = ()
     constraints: tuple[ImposedDisplacement, ...] = ()
@@ -245,6 +245,7 @@ class State:
     f_ext: np.ndarray | None = None
     reactions: np.ndarray | None = None
     energies: Energies = field(default_factory=Energies)
+    f_mult: np.ndarray | None = None  # the part of f_terms from multiplier terms (contact), resisting sign
 
     @classmethod
     def at_rest(cls, n_dofs: int, t: float = 0.0, u: np.ndarray | None = None) -> "State":
@@ -372,7 +373,8 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
         term.set_phase(phase, u)
     forces, f_terms, _, _ = _evaluate(ctx, u, state.v, t0, tangent=False)
     trials = [term.begin_step(u) for term in ctx.multipliers]
-    f_terms = f_terms + _multiplier_forces(ctx, trials, u, state.v, update=False)[2]
+    f_mult = _multiplier_forces(ctx, trials, u, state.v, update=False)[2]
+    f_terms = f_terms + f_mult
     f_ext = ctx.loads.at(t0)
     a = state.a
     if a is None:
@@ -387,8 +389,38 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
     if state.f_int is None:  # bookkeeping starts here
         energies = replace(energies, initial=model.kinetic_energy(state.v) + model.strain_energy(u))
     new = replace(state, u=u, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms,
-                  f_ext=f_ext, reactions=reactions, energies=energies)
+                  f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult)
     return ctx, new
+
+
+def solve_increment(J: sp.csr_matrix, free: np.ndarray, R_free: np.ndarray, lins, trials, c: np.ndarray,
+                    force_weight: float) -> np.ndarray:
+    """Newton correction of the free unknowns, and of the multipliers (added to ``trial.lam``).
+
+    Solves [[J_ff, -w G_f^T], [B_f, A]] [dx; dlam] = -[R_free; c] with G the multiplier force rows,
+    B and A the derivatives of the multiplier equations, w the weight of the multiplier forces in
+    the residual. An equation acting (up to round-off) only on imposed dofs, e.g. sticking at a node
+    whose dof is also imposed, is redundant with the support: its multiplier is set to zero.
+    """
+    if not lins:
+        return spla.spsolve(J[free][:, free].tocsc(), -R_free)
+    G = sp.vstack([lin.force_rows for lin in lins]).tocsc()
+    B_all = sp.vstack([lin.d_du for lin in lins]).tocsc()
+    B = B_all[:, free]
+    A = sp.block_diag([lin.d_dlam for lin in lins]).tocsr()
+    row_free = abs(B).sum(axis=1).A1
+    redundant = np.flatnonzero((row_free <= 1e-8 * abs(B_all).sum(axis=1).A1) & (abs(A).sum(axis=1).A1 == 0))
+    if redundant.size:
+        lam_all = np.concatenate([trial.lam for trial in trials])
+        A = A + sp.csr_matrix((np.ones(redundant.size), (redundant, redundant)), shape=A.shape)
+        c = c.copy()
+        c[redundant] = lam_all[redundant]
+    system = sp.bmat([[J[free][:, free], -force_weight * G[:, free].T], [B, A]]).tocsc()
+    sol = spla.spsolve(system, -np.concatenate([R_free, c]))
+    n_lam = np.cumsum([trial.lam.size for trial in trials])[:-1]
+    for trial, part in zip(trials, np.split(sol[free.size:], n_lam)):
+        trial.lam = trial.lam + part
+    return sol[:free.size]
 
 
 def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, int]:
@@ -421,7 +453,6 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
     u[cdofs] = ctx.constraints.at(t1)
     f_ext = ctx.loads.at(t1)
     trials = [term.begin_step(u0) for term in ctx.multipliers]
-    n_lam = [trial.lam.size for trial in trials]
     it = 0
     while True:
         a, v = kinematics(u)
@@ -450,28 +481,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
             detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""
             raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
         J = (ca * M + (1.0 + af) * (K + cv * C)).tocsr()
-        if lins:
-            G = sp.vstack([lin.force_rows for lin in lins]).tocsc()
-            B_all = sp.vstack([lin.d_du for lin in lins]).tocsc()
-            B = B_all[:, free]
-            A = sp.block_diag([lin.d_dlam for lin in lins]).tocsr()
-            # an equation acting (up to round-off) only on imposed dofs, e.g. sticking at a node
-            # whose dof is also imposed, is redundant with the support: its multiplier is set to 0
-            row_free = abs(B).sum(axis=1).A1
-            redundant = np.flatnonzero((row_free <= 1e-8 * abs(B_all).sum(axis=1).A1)
-                                       & (abs(A).sum(axis=1).A1 == 0))
-            if redundant.size:
-                lam_all = np.concatenate([trial.lam for trial in trials])
-                A = A + sp.csr_matrix((np.ones(redundant.size), (redundant, redundant)), shape=A.shape)
-                c = c.copy()
-                c[redundant] = lam_all[redundant]
-            system = sp.bmat([[J[free][:, free], -(1.0 + af) * G[:, free].T], [B, A]]).tocsc()
-            sol = spla.spsolve(system, -np.concatenate([R_free, c]))
-            du, dlam = sol[:free.size], sol[free.size:]
-            for trial, part in zip(trials, np.split(dlam, np.cumsum(n_lam)[:-1])):
-                trial.lam = trial.lam + part
-        else:
-            du = spla.spsolve(J[free][:, free].tocsc(), -R_free)
+        du = solve_increment(J, free, R_free, lins, trials, c, 1.0 + af)
         u = u.copy()
         u[free] += du
         it += 1
@@ -502,14 +512,16 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
     for term, trial in zip(ctx.multipliers, trials):
         term.commit(trial, u, v, t1)
     new = State(t=t1, u=u, v=v, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms,
-                f_ext=f_ext, reactions=reactions, energies=energies)
+                f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult)
     return new, it
 
 
-def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: int = 0):
-    """Advance to t1, cutting the step on Newton failure. Returns (state, iterations, substeps)."""
+def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: int = 0, step=None):
+    """Advance to t1 with ``step(ctx, state, t1)`` (default: the Newmark/HHT Newton step), cutting
+    the step on Newton failure. Returns (state, iterations, substeps)."""
+    step = _newton_step if step is None else step
     try:
-        new, it = _newton_step(ctx, state, t1)
+        new, it = step(ctx, state, t1)
         return new, it, 1
     except _NewtonFailure as failure:
         sub = ctx.phase.subdivision
@@ -524,7 +536,7 @@ def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: i
         total_it, total_sub = 0, 0
         times = np.linspace(state.t, t1, sub.factor + 1)[1:]
         for t in times:
-            state, it, n = _step_with_subdivision(ctx, state, float(t), level + 1)
+            state, it, n = _step_with_subdivision(ctx, state, float(t), level + 1, step)
             total_it += it
             total_sub += n
         return state, total_it, total_sub
@@ -532,11 +544,17 @@ def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: i
 
 def integrate(model: Model, phase: Phase, state: State, terms: Sequence[ForceTerm] = ()) -> Iterator[StepResult]:
     """Integrate one phase from ``state`` (its time is the phase start). Yields one
-    :class:`StepResult` per step; the first one is the (completed) initial state, with 0 iterations."""
+    :class:`StepResult` per step; the first one is the (completed) initial state, with 0 iterations.
+    A phase whose scheme is :class:`fem.schemes.Theta` runs the Moreau-Jean method (fem.theta)."""
     if not math.isclose(state.t, phase.t_start, rel_tol=0, abs_tol=1e-9 * max(1.0, abs(phase.t_start))):
         raise ValueError(f"phase {phase.name!r} starts at t = {phase.t_start} s but the state given is at "
                          f"t = {state.t} s (restart from the state at the phase start, or use State.released(t))")
     state = replace(state, t=phase.t_start)
+    if isinstance(phase.scheme, Theta):
+        from .theta import integrate_theta
+
+        yield from integrate_theta(model, phase, state, terms)
+        return
     ctx, state = start_phase(model, phase, state, terms)
     yield StepResult(phase.name, state, 0, 0, True)
     times = phase.times()

@@ -92,4 +92,27 @@ class Static:
         return 0.0
 
 
-Scheme = Newmark | HHT | Static
+@dataclass(frozen=True)
+class Theta:
+    """Moreau-Jean theta-method (velocity formulation, Code_Aster/LMGC90 "theta-scheme")::
+
+        M (v1 - v0) = dt ((1 - theta) F0 + theta F1) + P,     u1 = u0 + dt ((1 - theta) v0 + theta v1)
+
+    with F the smooth forces (external minus internal and damping) and P the contact impulses over
+    the step, from velocity-level Signorini-Coulomb conditions (see contact.impacts). theta in
+    [1/2, 1]: 1/2 conserves energy in smooth motion, theta > 1/2 dissipates high frequencies
+    (LMGC90 commonly uses 0.5 to 0.55). First order in the presence of impacts, by design.
+    """
+
+    theta: float = 0.55
+
+    def __post_init__(self) -> None:
+        if not (0.5 <= self.theta <= 1.0):
+            raise ValueError(f"theta must lie in [0.5, 1], got {self.theta}")
+
+    @property
+    def alpha_f(self) -> float:
+        return 0.0
+
+
+Scheme = Newmark | HHT | Static | Theta

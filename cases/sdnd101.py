@@ -1,0 +1,466 @@
+"""SDND101: mass-spring system released against a rigid plane (shock post-processing).
+
+Code_Aster SDND101 modeling A (../shared/reference/one_dof_impacts.md §2): a mass m = 100 kg on a
+spring k = 1e4 N/m to the ground starts at rest position with velocity v0 = 1 m/s toward a rigid plane
+through its initial position (gap 0); a shock element DIS_CHOC of stiffness K = 1e6 N/m acts while
+the penetration p = x is positive::
+
+    m x'' + k x + K max(x, 0) = 0,    x(0) = 0,  x'(0) = v0
+
+Closed form (the benchmark's analytic reference): each contact is half a period of the oscillator
+(k + K, m), entered and left at p = 0 with speed v0: omega_c = sqrt((k + K)/m) = 100.499 rad/s,
+duration pi/omega_c = 0.031260 s, F_max = K v0/omega_c = 9950.4 N at mid-contact, impulse
+2 K v0/omega_c^2 = 198.02 N s; then half a free period pi/omega_0 (omega_0 = sqrt(k/m) = 10 rad/s)
+on the ground spring alone, so shock n starts at (n - 1)(pi/omega_c + pi/omega_0) (shock 2 at
+0.34542 s, its peak at 0.36105 s) with impact velocity -v0 (along the plane normal).
+
+Model: one node NO1 (point mass, DY blocked as Code_Aster blocks DY, DZ), ground spring
+(fem.discrete.Springs), shock element contact.penalty.ShockSprings against the rigid plane x = 0 with
+outward normal (-1, 0) (RigidPlane), gap JEU 0 (Code_Aster's PLAN_Z obstacle with JEU 1 at origin -1).
+
+--method modal (default, the reference's scheme): DYNA_VIBRA on the modal basis, i.e. central
+differences on the generalised coordinate of the one mode of (k, m) (fem.explicit.modal_basis,
+modal_central_differences), the shock force computed on the physical displacement and projected.
+DY must be blocked: with k in x and y the two modes are degenerate (10 rad/s) and "the first mode"
+could be the y one. Explicit: stable for dt < 2/omega_c = 0.0199 s (checked).
+--method direct: implicit Newmark average acceleration (trapezoidal rule) on the physical dofs
+(fem.dynamics.integrate, Newton at RESI_GLOB_RELA 1e-6).
+
+Shock table (POST_DYNA_MODA_T, OPTION 'IMPACT', force threshold 0) -- definitions used here
+--------------------------------------------------------------------------------------------
+``shocks`` (checked): contact start and end are the zero crossings of the *signed* penetration,
+interpolated linearly between steps; duration = end - start; impulse = trapezoidal integral of R_N
+over [start, steps in contact, end] with R_N = 0 at the interpolated ends; F_max and its instant are
+the vertex of the parabola through the largest sample and its two neighbours (the sampled maximum if
+a neighbour is out of contact); impact velocity = normal velocity (along the plane normal, negative
+when approaching) interpolated at the start. ``shocks_sampled``: the same table from
+contact.shocks.detect_shocks on the R_N samples as they are (Code_Aster's POST_DYNA_MODA_T way:
+F_max and instant at the largest sample).
+
+Why: R_N is clipped at 0 outside contact, so ``detect_shocks`` interpolating the force to its
+threshold 0 always lands on the last open sample -- contact starts and ends are snapped outward to
+the step grid. At dt = 5e-4 that makes shock 2 last 64 dt = 0.0320 s (+2.4 %, outside Code_Aster's
+1 % tolerance; Code_Aster itself reports 63 dt = 0.0315 s). Feeding ``detect_shocks`` the force
+extended by K p (negative) outside contact makes its crossing interpolation work. The sampled
+maximum is within tolerance at 5e-4 (shock 1 at 0.0155 s, -0.8 % of 0.01563 s; F_max sampling
+error <= (omega_c dt)^2/8 = 3e-4), but it is not a smooth function of dt (the peak falls anywhere
+between two samples), so errors do not decrease steadily with dt; the parabola vertex does.
+With the sampled table the modal run reproduces Code_Aster's computed F_MAX (9952.685590457,
+9954.7807740037 N) and IMPULSION (198.09273674733 N s, the trapezoid of the samples) to 1e-12: the
+scheme is Code_Aster's, step for step. Code_Aster's V_IMPACT of shock 2 (-1.0003141755606 m/s) is the
+leap-frog half-step velocity (u_{n+1} - u_n)/dt of the step entering contact; here the reported
+(full-step) velocity is interpolated at the start (-1.000304 sampled, -1.000135 refined).
+
+Checks (summary.json ``checks``; Code_Aster rows only with the benchmark's m, k, K, v0): the
+Code_Aster test values and tolerances of sdnd101a.comm (shock 1 INSTANT, F_MAX; shock 2 INSTANT,
+F_MAX, T_CHOC, IMPULSION, V_IMPACT; F_MAX_ABS), the document's shock 1 T_CHOC, IMPULSION, V_IMPACT
+(not tested in the file; the shock 2 tolerances are used), and for every complete shock the closed
+form: instant (1e-3), F_max, duration, impulse (0.5 %), impact velocity -v0 (1e-3), and the number
+of complete shocks.
+
+Outputs in --out: summary.json, history.csv (t, u, v, penetration, force, energy per step),
+sdnd101.png (displacement and shock force vs time), convergence.csv with --convergence N (the run
+repeated at dt/2, ..., dt/2^N: errors vs the closed form and observed orders).
+
+Run:  python cases/sdnd101.py [--method modal|direct] [--dt 5e-4] [--t-end 0.5] [--convergence 3]
+      [--out results/sdnd101] (--help for every parameter)
+"""
+
+import argparse
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:  # shared one-dof helpers, also when this file is loaded by path
+    sys.path.append(_HERE)
+
+from one_dof_common import (NODE, all_passed, check, fail, parse, point_model, print_checks,  # noqa: E402
+                            validate, write_json)
+
+from contact.penalty import ShockLaw, ShockSprings  # noqa: E402
+from contact.shocks import detect_shocks  # noqa: E402
+from contact.zone import RigidPlane, node_zone  # noqa: E402
+from fem.discrete import SpringProperties, Springs  # noqa: E402
+from fem.dynamics import ConvergenceError, Phase, State, integrate  # noqa: E402
+from fem.explicit import modal_basis, modal_central_differences  # noqa: E402
+from fem.loads import ImposedDisplacement  # noqa: E402
+from fem.results import HistoryWriter  # noqa: E402
+from fem.schemes import Newmark  # noqa: E402
+
+METHODS = ("modal", "direct")
+BENCHMARK = dict(mass=100.0, k=1.0e4, k_shock=1.0e6, v0=1.0)
+SOURCE_FILE = "sdnd101a.comm TEST_TABLE"
+SOURCE_DOC = "SDND101 doc §3.3 (tol of shock 2)"
+# (label, shock number or None for the global table, field, reference, tolerance, Code_Aster VALE_CALC, source)
+ASTER_TESTS = (
+    ("shock 1 INSTANT [s]", 1, "instant", 0.01563, 1e-2, 0.0155, SOURCE_FILE),
+    ("shock 1 F_MAX [N]", 1, "f_max", 9950.0, 1e-3, 9952.685590457, SOURCE_FILE),
+    ("shock 1 T_CHOC [s]", 1, "duration", 0.03126, 1e-2, None, SOURCE_DOC),
+    ("shock 1 IMPULSION [N s]", 1, "impulse", 198.05, 1e-3, None, SOURCE_DOC),
+    ("shock 1 V_IMPACT [m/s]", 1, "v_impact", -1.0, 1e-3, None, SOURCE_DOC),
+    ("shock 2 INSTANT [s]", 2, "instant", 0.361, 1e-3, 0.361, SOURCE_FILE),
+    ("shock 2 F_MAX [N]", 2, "f_max", 9950.0, 1e-3, 9954.7807740037, SOURCE_FILE),
+    ("shock 2 T_CHOC [s]", 2, "duration", 0.03126, 1e-2, 0.0315, SOURCE_FILE),
+    ("shock 2 IMPULSION [N s]", 2, "impulse", 198.05, 1e-3, 198.09273674733, SOURCE_FILE),
+    ("shock 2 V_IMPACT [m/s]", 2, "v_impact", -1.0, 1e-3, -1.0003141755606, SOURCE_FILE),
+    ("F_MAX_ABS [N]", None, "f_max_abs", 9950.0, 1e-3, 9954.7807740037, SOURCE_FILE),
+)
+#: tolerances of the closed-form checks (relative)
+CLOSED_FORM_TOL = dict(instant=1e-3, f_max=5e-3, duration=5e-3, impulse=5e-3, v_impact=1e-3)
+SHOCK_FIELDS = ("instant", "f_max", "duration", "impulse", "v_impact")
+
+
+# ------------------------------------------------------------------------------ closed form
+@dataclass(frozen=True)
+class ClosedForm:
+    """The benchmark's analytic solution for m, k, K, v0 (k = 0: a single shock)."""
+
+    mass: float
+    k: float
+    k_shock: float
+    v0: float
+
+    @property
+    def omega_c(self) -> float:
+        return math.sqrt((self.k + self.k_shock) / self.mass)
+
+    @property
+    def omega_0(self) -> float:
+        return math.sqrt(self.k / self.mass)
+
+    @property
+    def duration(self) -> float:
+        return math.pi / self.omega_c
+
+    @property
+    def f_max(self) -> float:
+        return self.k_shock * self.v0 / self.omega_c
+
+    @property
+    def impulse(self) -> float:
+        return 2.0 * self.k_shock * self.v0 / self.omega_c**2
+
+    @property
+    def period(self) -> float:
+        """Time between two shock starts [s] (inf when k = 0: the mass never comes back)."""
+        return self.duration + math.pi / self.omega_0 if self.k > 0 else math.inf
+
+    def start(self, n: int) -> float:
+        """Start of shock n (1-based) [s]."""
+        return 0.0 if n == 1 else (n - 1) * self.period
+
+    def shock(self, n: int) -> dict:
+        return dict(instant=self.start(n) + 0.5 * self.duration, f_max=self.f_max, duration=self.duration,
+                    impulse=self.impulse, v_impact=-self.v0)
+
+    def complete_shocks(self, t_end: float) -> int:
+        """Number of shocks that end by t_end."""
+        if self.duration > t_end:
+            return 0
+        if not math.isfinite(self.period):
+            return 1
+        return int(math.floor((t_end - self.duration) / self.period + 1e-9)) + 1
+
+
+# ------------------------------------------------------------------------------ simulation
+@dataclass(frozen=True)
+class Run:
+    """Histories (n,) of one run: t, displacement u [m], velocity v [m/s], penetration p [m],
+    shock force R_N [N], energy (kinetic + ground spring + shock) [J]; statistics."""
+
+    t: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+    penetration: np.ndarray
+    force: np.ndarray
+    energy: np.ndarray
+    steps: int
+    newton_iterations: int
+    wall_s: float
+
+
+HISTORY_COLUMNS = ("t", "u", "v", "penetration", "force", "energy")
+
+
+def simulate(mass: float, k: float, k_shock: float, v0: float, dt: float, t_end: float,
+             method: str = "modal", history: Path | None = None) -> Run:
+    """Integrate SDND101 from x = 0, x' = v0 to t_end; write ``history`` (CSV) as it goes if given.
+
+    The contact state is read inside the loop, after each step's commit (``shock.state()``)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
+    mesh, model = point_model(mass)
+    ground = Springs(mesh, NODE, SpringProperties((k, k)))
+    plane = RigidPlane((0.0, 0.0), (-1.0, 0.0))  # the mass is on the x < 0 side, moving toward +x
+    shock = ShockSprings(model, node_zone(mesh, NODE, plane, clearance=0.0), ShockLaw(k_shock))
+    phase = Phase("sdnd101", 0.0, t_end, dt, Newmark(), constraints=(ImposedDisplacement(NODE, "y"),))
+    start = State(0.0, np.zeros(2), np.array([v0, 0.0]))
+    if method == "modal":
+        basis = modal_basis(model, phase, 1, [ground])
+        steps = modal_central_differences(model, phase, start, basis, [shock])
+    else:
+        steps = integrate(model, phase, start, [ground, shock])
+    writer = HistoryWriter(history, HISTORY_COLUMNS) if history is not None else None
+    rows, iterations = [], 0
+    t0 = time.perf_counter()
+    try:
+        for r in steps:
+            s = shock.state()  # committed at this step (before any commit: open, zero force)
+            x, xd = float(r.state.u[0]), float(r.state.v[0])
+            p = -float(s.gap[0])
+            rn = float(s.rn[0])
+            energy = 0.5 * mass * xd**2 + 0.5 * k * x**2 + 0.5 * k_shock * max(p, 0.0) ** 2
+            row = (float(r.state.t), x, xd, p, rn, energy)
+            rows.append(row)
+            iterations += r.iterations
+            if writer is not None:
+                writer.append(dict(zip(HISTORY_COLUMNS, row)))
+    finally:
+        if writer is not None:
+            writer.close()
+    wall = time.perf_counter() - t0
+    cols = [np.array(c) for c in zip(*rows)]
+    return Run(*cols, steps=len(rows) - 1, newton_iterations=iterations, wall_s=wall)
+
+
+# ------------------------------------------------------------------------------ shock tables
+def _peak(t: np.ndarray, f: np.ndarray, k: int, inside: np.ndarray) -> tuple[float, float]:
+    """Vertex (instant, value) of the parabola through samples k - 1, k, k + 1 when both neighbours
+    are in contact and the parabola is concave with its vertex between them; else sample k."""
+    if 0 < k < t.size - 1 and inside[k - 1] and inside[k + 1]:
+        tau = t[k - 1:k + 2] - t[k]
+        a, b, c = np.polyfit(tau, f[k - 1:k + 2], 2)
+        if a < 0:
+            s = -b / (2 * a)
+            if tau[0] <= s <= tau[2]:
+                return float(t[k] + s), float(c - b * b / (4 * a))
+    return float(t[k]), float(f[k])
+
+
+def shock_tables(run: Run, k_shock: float) -> tuple[list[dict], list[dict]]:
+    """(refined, sampled) shock tables, each a list of dicts with instant, f_max, duration, impulse,
+    v_impact, start, end, complete. See the module docstring for the definitions."""
+    t, p, f = run.t, run.penetration, run.force
+    vn = -run.v  # velocity along the plane normal (-1, 0)
+    last = t.size - 1
+
+    def complete(s) -> bool:  # seen from its start (or from zero penetration at t0) to its end
+        return bool(s.end < t[-1] and (s.start > t[0] or p[0] <= 0.0))
+
+    sampled = []
+    for s in detect_shocks(t, f, vn):
+        row = {key: getattr(s, key) for key in (*SHOCK_FIELDS, "start", "end")}
+        row["complete"] = complete(s)
+        sampled.append(row)
+    # signed force: R_N in contact, its linear extension K p (< 0) outside, so that the threshold
+    # crossing is interpolated instead of snapped to the last open sample
+    inside = f > 0
+    signed = np.where(inside, f, k_shock * p)
+    refined = []
+    for s in detect_shocks(t, signed, vn):
+        k = int(np.searchsorted(t, s.instant))
+        instant, f_max = _peak(t, f, min(k, last), inside)
+        refined.append(dict(instant=instant, f_max=f_max, duration=s.duration, impulse=s.impulse,
+                            v_impact=s.v_impact, start=s.start, end=s.end, complete=complete(s)))
+    return refined, sampled
+
+
+def closed_form_errors(shocks: list[dict], cf: ClosedForm, n: int = 2) -> dict:
+    """Relative errors of the first n complete shocks vs the closed form: {field: [err_1, ...]}
+    (instant: absolute error [s] / contact duration)."""
+    out = {key: [] for key in SHOCK_FIELDS}
+    done = [s for s in shocks if s["complete"]][:n]
+    for i, s in enumerate(done, start=1):
+        ref = cf.shock(i)
+        for key in SHOCK_FIELDS:
+            scale = cf.duration if key == "instant" else abs(ref[key])
+            out[key].append((s[key] - ref[key]) / scale)
+    return out
+
+
+def convergence(params: dict, dt: float, levels: int, t_end: float, method: str) -> dict:
+    """Rerun at dt, dt/2, ..., dt/2^levels; per level the largest |error| over the first two shocks
+    of F_max, duration, impulse (relative to the closed form) and the instant (over the contact
+    duration), and the observed orders log2(e(dt)/e(dt/2))."""
+    cf = ClosedForm(**params)
+    rows = []
+    for i in range(levels + 1):
+        h = dt / 2**i
+        run = simulate(**params, dt=h, t_end=t_end, method=method)
+        refined, _ = shock_tables(run, params["k_shock"])
+        errors = closed_form_errors(refined, cf)
+        row = {"dt": h, "steps": run.steps, "wall_s": run.wall_s}
+        for key in ("instant", "f_max", "duration", "impulse"):
+            row[key] = max(abs(e) for e in errors[key]) if errors[key] else None
+        rows.append(row)
+    orders = {}
+    for key in ("instant", "f_max", "duration", "impulse"):
+        orders[key] = [math.log2(a[key] / b[key]) if a[key] and b[key] else None for a, b in zip(rows[:-1], rows[1:])]
+    return {"method": method, "rows": rows, "orders": orders}
+
+
+# ------------------------------------------------------------------------------ checks
+def build_checks(shocks: list[dict], f_max_abs: float, cf: ClosedForm, t_end: float, benchmark: bool) -> list[dict]:
+    checks = []
+    complete = [s for s in shocks if s["complete"]]
+    if benchmark:
+        for label, n, field, ref, tol, aster, source in ASTER_TESTS:
+            if n is None:
+                value = f_max_abs
+            elif len(complete) >= n:
+                value = complete[n - 1][field]
+            else:
+                value = None
+            checks.append(check(label, value, ref, tol, source, aster))
+    units = dict(instant="s", f_max="N", duration="s", impulse="N s", v_impact="m/s")
+    for i, s in enumerate(complete, start=1):
+        ref = cf.shock(i)
+        for field in SHOCK_FIELDS:
+            checks.append(check(f"shock {i} {field} [{units[field]}]", s[field], ref[field], CLOSED_FORM_TOL[field],
+                                "closed form"))
+    expected = cf.complete_shocks(t_end)
+    checks.append(check("complete shocks in the run", len(complete), expected, 0.0, "closed form"))
+    return checks
+
+
+# ------------------------------------------------------------------------------ command line
+def parse_args(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--mass", type=float, default=BENCHMARK["mass"], help="mass m [kg] (M_T_D_N)")
+    p.add_argument("--k", type=float, default=BENCHMARK["k"], help="ground spring stiffness k [N/m] (K_T_D_N)")
+    p.add_argument("--k-shock", type=float, default=BENCHMARK["k_shock"], help="shock stiffness K [N/m] (RIGI_NOR)")
+    p.add_argument("--v0", type=float, default=BENCHMARK["v0"], help="initial velocity toward the plane [m/s]")
+    p.add_argument("--dt", type=float, default=5e-4, help="time step [s]")
+    p.add_argument("--t-end", type=float, default=0.5, help="end of the run [s]")
+    p.add_argument("--method", choices=METHODS, default="modal",
+                   help="modal: central differences on the 1-mode basis (the reference); "
+                        "direct: implicit average-acceleration Newmark on the physical dofs")
+    p.add_argument("--convergence", type=int, default=0, metavar="N",
+                   help="also rerun at dt/2, ..., dt/2^N and write convergence.csv (default 0: no)")
+    p.add_argument("--out", type=Path, default=Path("results/sdnd101"), help="output folder")
+    return parse(p, argv)
+
+
+def main(argv=None) -> int:
+    args, code = parse_args(argv)
+    if args is None:
+        return code
+    message = validate([
+        ("--mass", args.mass, ">0", "kg"), ("--k", args.k, ">=0", "N/m"), ("--k-shock", args.k_shock, ">0", "N/m"),
+        ("--v0", args.v0, ">0", "m/s (toward the plane)"), ("--dt", args.dt, ">0", "s"),
+        ("--t-end", args.t_end, ">0", "s"), ("--convergence", args.convergence, ">=0", "levels"),
+    ])
+    if message:
+        return fail(message)
+    if args.dt > args.t_end:
+        return fail(f"--dt ({args.dt:g} s) must not exceed --t-end ({args.t_end:g} s)")
+    params = dict(mass=args.mass, k=args.k, k_shock=args.k_shock, v0=args.v0)
+    cf = ClosedForm(**params)
+    limit = 2.0 / cf.omega_c
+    if args.method == "modal" and args.dt >= limit:
+        return fail(f"--dt {args.dt:g} s is beyond the central-difference stability limit 2/omega_c = {limit:.4g} s "
+                    f"of the contact oscillator (omega_c = {cf.omega_c:.6g} rad/s); use a smaller --dt "
+                    "or --method direct")
+    benchmark = all(math.isclose(params[key], BENCHMARK[key], rel_tol=1e-12) for key in BENCHMARK)
+
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        run = simulate(**params, dt=args.dt, t_end=args.t_end, method=args.method, history=out / "history.csv")
+    except ConvergenceError as err:
+        print(f"error: {err}\nhistory up to the failure is in {out / 'history.csv'}", file=sys.stderr)
+        return 1
+    shocks, sampled = shock_tables(run, args.k_shock)
+    f_max_abs = max((s["f_max"] for s in shocks), default=0.0)
+    checks = build_checks(shocks, f_max_abs, cf, args.t_end, benchmark)
+    conv = convergence(params, args.dt, args.convergence, args.t_end, args.method) if args.convergence else None
+    energy_drift = float(np.max(np.abs(run.energy / run.energy[0] - 1.0)))
+
+    summary = {
+        "case": "SDND101",
+        "parameters": {**params, "dt": args.dt, "t_end": args.t_end, "method": args.method},
+        "benchmark_parameters": benchmark,
+        "scheme": ("central differences on the modal basis (1 mode, DY blocked)" if args.method == "modal"
+                   else "implicit Newmark average acceleration (beta 1/4, gamma 1/2) on the physical dofs"),
+        "closed_form": {"omega_c": cf.omega_c, "omega_0": cf.omega_0, "duration": cf.duration, "f_max": cf.f_max,
+                        "impulse": cf.impulse, "period": cf.period if math.isfinite(cf.period) else None},
+        "shocks": shocks,
+        "f_max_abs": f_max_abs,
+        "shock_definition": "start/end: zero crossings of the signed penetration (linear between steps); impulse: "
+                            "trapezoid of R_N with 0 at start/end; F_max, instant: parabola through the largest "
+                            "sample and its neighbours; v_impact: normal velocity at the start",
+        "shocks_sampled": sampled,
+        "f_max_abs_sampled": float(np.max(np.abs(run.force))),
+        "energy_max_relative_drift": energy_drift,
+        "run": {"steps": run.steps, "newton_iterations": run.newton_iterations, "wall_s": run.wall_s},
+        "checks": checks,
+        "all_passed": all_passed(checks),
+    }
+    if conv is not None:
+        summary["convergence"] = conv
+        _write_convergence(out / "convergence.csv", conv)
+    write_json(out / "summary.json", summary)
+    _plot(out / "sdnd101.png", run, shocks, cf, args.method)
+
+    print(f"SDND101 ({args.method}), m = {args.mass:g} kg, k = {args.k:g} N/m, K = {args.k_shock:g} N/m, "
+          f"v0 = {args.v0:g} m/s, dt = {args.dt:g} s, 0 -> {args.t_end:g} s: {run.steps} steps, "
+          f"{run.wall_s:.2f} s" + (f", {run.newton_iterations} Newton iterations" if args.method == "direct" else ""))
+    print(f"closed form: omega_c = {cf.omega_c:.6f} rad/s, duration {cf.duration:.6f} s, F_max {cf.f_max:.2f} N, "
+          f"impulse {cf.impulse:.4f} N s")
+    print(f"{'shock':>5s} {'instant [s]':>12s} {'F_max [N]':>11s} {'T_CHOC [s]':>11s} {'impulse':>10s} "
+          f"{'V_IMPACT':>10s} {'start':>10s} {'end':>10s}   (sampled: instant, F_max, T_CHOC, impulse)")
+    for i, (s, r) in enumerate(zip(shocks, sampled), start=1):
+        flag = "" if s["complete"] else "  (incomplete)"
+        print(f"{i:5d} {s['instant']:12.6f} {s['f_max']:11.3f} {s['duration']:11.6f} {s['impulse']:10.4f} "
+              f"{s['v_impact']:10.6f} {s['start']:10.6f} {s['end']:10.6f}   ({r['instant']:.4f}, {r['f_max']:.3f}, "
+              f"{r['duration']:.4f}, {r['impulse']:.4f}){flag}")
+    print_checks(checks)
+    if conv is not None:
+        print(f"convergence ({args.method}), largest |error| over shocks 1-2 (instant: over the contact duration):")
+        print(f"{'dt':>10s} {'instant':>10s} {'F_max':>10s} {'duration':>10s} {'impulse':>10s}")
+        for row in conv["rows"]:
+            print(f"{row['dt']:10.3e} " + " ".join(f"{row[key]:10.2e}" for key in ("instant", "f_max", "duration",
+                                                                                  "impulse")))
+        print("observed orders: " + "; ".join(f"{key} " + ", ".join("-" if o is None else f"{o:.2f}" for o in orders)
+                                              for key, orders in conv["orders"].items()))
+    print(f"all checks passed: {'yes' if summary['all_passed'] else 'NO'}")
+    print(f"results: {out}/summary.json, history.csv, sdnd101.png" + (", convergence.csv" if conv else ""))
+    return 0
+
+
+def _write_convergence(path: Path, conv: dict) -> None:
+    with HistoryWriter(path, ("dt", "steps", "instant", "f_max", "duration", "impulse")) as w:
+        for row in conv["rows"]:
+            w.append({key: (math.nan if row[key] is None else row[key])
+                      for key in ("dt", "steps", "instant", "f_max", "duration", "impulse")})
+
+
+def _plot(path: Path, run: Run, shocks: list[dict], cf: ClosedForm, method: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax0, ax1) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
+    ax0.plot(run.t, run.u * 1e3, lw=1)
+    ax0.axhline(0.0, color="k", lw=0.8, ls="--", label="plane (gap 0)")
+    ax0.set(ylabel="displacement DX [mm]", title=f"SDND101 ({method}): mass-spring against a rigid plane")
+    ax0.legend(loc="lower right", fontsize=8)
+    ax1.plot(run.t, run.force, lw=1, label="shock force R_N")
+    for s in shocks:
+        ax1.plot([s["instant"]], [s["f_max"]], "rx")
+    ax1.axhline(cf.f_max, color="0.5", lw=0.8, ls=":", label=f"closed form F_max = {cf.f_max:.1f} N")
+    ax1.set(xlabel="t [s]", ylabel="R_N [N]")
+    ax1.legend(loc="upper right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+"""Moreau-Jean theta-method for non-smooth contact dynamics (SDNV105 modeling D).
+
+One step from (u0, v0) to t1 = t0 + dt, unknown v1 (and the contact impulses)::
+
+    R(v1) = M (v1 - v0) / dt - (1 - theta) F0 - theta F1(u1, v1) - G^T lam = 0
+    u1    = u0 + dt ((1 - theta) v0 + theta v1)
+
+F = f_ext - f_int - f_damp - f_terms are the smooth forces; lam are the multiplier terms' mean
+forces over the step (impulse / dt), from velocity-level contact laws (contact.impacts); they are
+not theta-weighted: an impulse belongs to the whole step. Newton on v1 with the tangent
+dR/dv1 = M / dt + theta (theta dt K + C); the multiplier equations and their solve are those of
+the Newmark path (fem.dynamics.solve_increment). Imposed displacements fix the velocity of their
+dofs through the u1 formula. Reaction, energy and statistics bookkeeping as for Newmark;
+the scheme's numerical dissipation is booked from the exact identity
+dKE - [u].<F> = (<v> - [u]/dt) . M [v] ... computed as dKE - [u].<F> (trapezoidal works).
+
+The phase's scheme must be :class:`fem.schemes.Theta`; :func:`fem.dynamics.integrate` dispatches
+here.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from .dynamics import (Phase, State, StepResult, _evaluate, _multiplier_forces, _NewtonFailure, _oscillating_nodes,
+                       _residual_scale, _step_with_subdivision, solve_increment, start_phase)
+from .model import Model
+
+
+def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]:
+    model, settings = ctx.model, ctx.phase.newton
+    dt = t1 - state.t
+    u0, v0 = state.u, state.v
+    M = model.mass
+    cdofs, free = ctx.constraints.dofs, ctx.free
+    F0 = state.f_ext - state.f_int - state.f_damp - (state.f_terms - state.f_mult)
+    for term in ctx.multipliers:
+        if hasattr(term, "prepare_step"):
+            term.prepare_step(dt, u0, v0)
+    v = v0.copy()
+    v[cdofs] = (ctx.constraints.at(t1) - u0[cdofs] - dt * (1 - theta) * v0[cdofs]) / (dt * theta)
+    f_ext = ctx.loads.at(t1)
+    trials = [term.begin_step(u0) for term in ctx.multipliers]
+    it = 0
+    while True:
+        u = u0 + dt * ((1 - theta) * v0 + theta * v)
+        forces, f_terms, K, C = _evaluate(ctx, u, v, t1, tangent=True)
+        lins, changed, f_mult = _multiplier_forces(ctx, trials, u, v, update=True)
+        F1 = f_ext - forces.internal - forces.damping - f_terms
+        Mdv = M @ (v - v0) / dt
+        R = Mdv - (1 - theta) * F0 - theta * F1 + f_mult
+        R_free = R[free]
+        c = np.concatenate([lin.residual for lin in lins]) if lins else np.zeros(0)
+        res = float(np.max(np.abs(R_free))) if R_free.size else 0.0
+        res_c = float(np.max(np.abs(c))) if c.size else 0.0
+        if not np.isfinite(res + res_c):
+            raise _NewtonFailure(res, int(free[0]) if free.size else 0, it)
+        scale = _residual_scale(f_ext, R[cdofs], forces.internal, forces.damping, f_terms, f_mult, Mdv)
+        worst = max(res, res_c)
+        ok = ((settings.rela is None or worst <= settings.rela * scale)
+              and (settings.maxi is None or worst <= settings.maxi))
+        if ok and not any(ch.size for ch in changed) and (it > 0 or worst <= 1e-15 * max(scale, 1.0)):
+            break
+        oscillating = _oscillating_nodes(ctx, trials)
+        if it >= settings.max_iterations or oscillating:
+            detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""
+            raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
+        J = (M / dt + theta * (theta * dt * K + C)).tocsr()
+        dv = solve_increment(J, free, R_free, lins, trials, c, 1.0)
+        v = v.copy()
+        v[free] += dv
+        it += 1
+    # reactions at t1: what the supports add to the step's momentum balance, as a force
+    reactions = np.zeros(model.n_dofs)
+    reactions[cdofs] = (R[cdofs] - (1 - theta) * state.reactions[cdofs]) / theta
+    du = u - u0
+    e = state.energies
+    F0_all = F0 + state.reactions + (-state.f_mult)
+    F1_all = F1 + reactions - f_mult
+    dke = 0.5 * float(v @ (M @ v) - v0 @ (M @ v0))
+    numerical = -(dke - 0.5 * float(du @ (F0_all + F1_all)))
+    energies = replace(
+        e,
+        external_work=e.external_work + 0.5 * float((state.f_ext + f_ext) @ du),
+        reaction_work=e.reaction_work + 0.5 * float((state.reactions + reactions) @ du),
+        damping_dissipation=e.damping_dissipation + 0.5 * float((state.f_damp + forces.damping) @ du),
+        term_work=e.term_work + 0.5 * float((state.f_terms + f_terms + f_mult) @ du),
+        numerical_dissipation=e.numerical_dissipation + numerical,
+    )
+    for term in ctx.terms:
+        term.commit(u, v, t1)
+    for term, trial in zip(ctx.multipliers, trials):
+        term.commit(trial, u, v, t1)
+    a = (v - v0) / dt
+    new = State(t=t1, u=u, v=v, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms + f_mult,
+                f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult)
+    return new, it
+
+
+def integrate_theta(model: Model, phase: Phase, state: State, terms: Sequence = ()) -> Iterator[StepResult]:
+    """Integrate one phase with the Moreau-Jean theta-method (see the module docstring)."""
+    theta = phase.scheme.theta
+    ctx, state = start_phase(model, phase, state, terms)
+    yield StepResult(phase.name, state, 0, 0, True)
+    times = phase.times()
+    def step(c, s, t):
+        return _theta_step(c, s, t, theta)
+
+    for k, t1 in enumerate(times):
+        state, it, n = _step_with_subdivision(ctx, state, float(t1), step=step)
+        archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
+        yield StepResult(phase.name, state, it, n, archived)
