@@ -157,7 +157,8 @@ class MultiplierContact:
         closing = old == OPEN
         if augmented:
             rn_aug, rt_aug = rn - self.rho_n * gap, rt - self.rho_t * ds
-            closed = rn_aug > 0
+            # a closed node stays closed at R~_N = 0 (touching, no force yet: a body laid on another)
+            closed = (rn_aug > 0) | ((old != OPEN) & (rn_aug >= 0))
         else:
             closed = np.where(closing, gap < -self.gap_tolerance, rn >= 0)
             rn_aug = np.where(closing, -self.rho_n * gap, rn)
@@ -167,7 +168,7 @@ class MultiplierContact:
         # a frictionless "slip" (no direction yet, e.g. after a mu = 0 phase) is decided afresh
         slipping = (old == SLIP) & (f_old != 0)
         reverses = (ds * f_old > 0) | (augmented & (f_new != f_old))
-        stays_slip = slipping & ~reverses & (over | ~augmented)
+        stays_slip = slipping & ~reverses & (over if augmented else True)
         new = np.where(~closed, OPEN,
                        np.where(mu == 0, SLIP,
                                 np.where(slipping, np.where(stays_slip, SLIP, STICK),

@@ -318,6 +318,7 @@ class _PhaseContext:
     free: np.ndarray
     terms: Sequence[ForceTerm]
     multipliers: Sequence[MultiplierTerm]
+    force_scale: float = 0.0  # largest residual scale met in the phase (fallback in free flight)
 
 
 def _make_context(model: Model, phase: Phase, terms: Sequence) -> _PhaseContext:
@@ -359,6 +360,28 @@ def _evaluate(ctx: _PhaseContext, u, v, t, tangent=True):
 
 def _residual_scale(*vectors: np.ndarray) -> float:
     return max(float(np.max(np.abs(v))) if v.size else 0.0 for v in vectors)
+
+
+def newton_converged(ctx: "_PhaseContext", worst: float, scale: float, settled: bool, iteration: int,
+                     momentum_rate: float = 0.0) -> bool:
+    """Code_Aster-like stopping test on the largest residual ``worst`` [N].
+
+    RESI_GLOB_RELA compares with the scale of the forces in play; when they all but vanish (free
+    flight: only inertia, zero to round-off) the largest scale met earlier in the phase is used
+    instead, as Code_Aster falls back to a reference when the load is zero, or, if the phase never
+    met a force, ``momentum_rate`` = ||M v||_inf / dt (the force that would undo the motion in
+    one step). RESI_GLOB_MAXI is
+    absolute. Both must hold when both are given; statuses must have settled; at least one
+    correction is made unless the residual is zero to round-off.
+    """
+    settings = ctx.phase.newton
+    ctx.force_scale = max(ctx.force_scale, scale)
+    reference = scale if scale > 1e-8 * ctx.force_scale else ctx.force_scale
+    if reference <= 1e-8 * momentum_rate:
+        reference = momentum_rate
+    ok_rela = settings.rela is None or worst <= settings.rela * reference
+    ok_maxi = settings.maxi is None or worst <= settings.maxi
+    return ok_rela and ok_maxi and settled and (iteration > 0 or worst <= 1e-15 * max(reference, 1.0))
 
 
 def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceTerm] = ()):
@@ -470,11 +493,8 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
             raise _NewtonFailure(res, int(free[0]) if free.size else 0, it)
         reactions_c = (Ma + g)[cdofs]
         scale = _residual_scale(f_ext, reactions_c, forces.internal, forces.damping, f_terms, Ma)
-        worst = max(res, res_c)
-        ok_rela = settings.rela is None or worst <= settings.rela * scale
-        ok_maxi = settings.maxi is None or worst <= settings.maxi
-        statuses_settled = not any(ch.size for ch in changed)
-        if ok_rela and ok_maxi and statuses_settled and (it > 0 or worst <= 1e-15 * max(scale, 1.0)):
+        if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it,
+                            _residual_scale(M @ v0) / dt if not static else 0.0):
             break
         oscillating = _oscillating_nodes(ctx, trials)
         if it >= settings.max_iterations or oscillating:

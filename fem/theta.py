@@ -25,7 +25,8 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from .dynamics import (Phase, State, StepResult, _evaluate, _multiplier_forces, _NewtonFailure, _oscillating_nodes,
-                       _residual_scale, _step_with_subdivision, solve_increment, start_phase)
+                       _residual_scale, _step_with_subdivision, newton_converged, solve_increment,
+                       start_phase)
 from .model import Model
 
 
@@ -58,10 +59,8 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
         if not np.isfinite(res + res_c):
             raise _NewtonFailure(res, int(free[0]) if free.size else 0, it)
         scale = _residual_scale(f_ext, R[cdofs], forces.internal, forces.damping, f_terms, f_mult, Mdv)
-        worst = max(res, res_c)
-        ok = ((settings.rela is None or worst <= settings.rela * scale)
-              and (settings.maxi is None or worst <= settings.maxi))
-        if ok and not any(ch.size for ch in changed) and (it > 0 or worst <= 1e-15 * max(scale, 1.0)):
+        if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it,
+                            _residual_scale(M @ v0) / dt):
             break
         oscillating = _oscillating_nodes(ctx, trials)
         if it >= settings.max_iterations or oscillating:

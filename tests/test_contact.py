@@ -208,3 +208,20 @@ def test_contact_recorder_writes_history_and_point_series(mesh, tmp_path):
     pts = meshio.read(steps[-1][1])
     assert pts.points.shape == (5, 3)
     assert pts.point_data["rn"].sum() == pytest.approx(1450.0 * 9.81 * 0.288, rel=1e-8)
+
+
+def test_augmented_keeps_a_touching_body_supported(mesh):
+    """A block laid on the table at zero gap, frictionless, static: with the augmented rule the
+    initially closed nodes (CONTACT_INIT) stay closed at zero force and the first solve finds
+    Sigma RN = M g, as with Lagrange."""
+    from fem.schemes import Static
+
+    for method in ("lagrange", "augmented"):
+        model = Model(mesh, {"BLOCK": ElasticMaterial(**GRAPHITE), "GROUN": ElasticMaterial(**TABLE)})
+        contact = MultiplierContact(model, contact_zone(mesh, "CONHAUT", "CONBAS"), friction=0.0, method=method)
+        phase = Phase("settle", 0.0, 1.0, 1.0, Static(), gravity=Gravity(),
+                      constraints=(ImposedDisplacement("CTGROUND", "y"), ImposedDisplacement("S1", "x"),
+                                   ImposedDisplacement("O1", "x")), newton=NewtonSettings(rela=1e-8))
+        *_, last = integrate(model, phase, State.at_rest(model.n_dofs), [contact])
+        assert last.substeps == 1
+        assert contact.state().rn.sum() == pytest.approx(1450.0 * 9.81 * 0.288, rel=1e-8)

@@ -197,3 +197,19 @@ def test_energy_books_close_with_the_schemes_numerical_dissipation(scheme):
         assert abs(e["numerical_dissipation"]) < 1e-8 * initial
     else:
         assert e["numerical_dissipation"] > 1e-4 * initial
+
+
+def test_free_flight_converges_with_a_relative_tolerance():
+    """A point mass thrown upward, then falling freely after a spring releases it: in free flight
+    the only force is inertia (zero to round-off) and the relative criterion falls back to the
+    force scale met earlier in the phase, as Code_Aster does with a zero load."""
+    from fem.discrete import SpringProperties, Springs
+    from fem.mesh import Mesh
+
+    mesh = Mesh(np.zeros((1, 2)), {}, {"P": np.array([0])})
+    model = Model(mesh, {}, point_masses={"P": 1.0})
+    start = State(0.0, np.zeros(2), np.array([3.0, 0.0]))
+    phase = Phase("flight", 0.0, 1.0, 0.01, Newmark(), constraints=(ImposedDisplacement("P", "y"),))
+    spring = Springs(mesh, "P", SpringProperties((1e-30, 0.0)))  # practically no force at all
+    *_, last = integrate(model, phase, start, [spring])
+    assert last.state.u[0] == pytest.approx(3.0, rel=1e-9)
