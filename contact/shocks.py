@@ -4,8 +4,11 @@ A shock is a maximal time interval over which the normal contact force exceeds a
 (SEUIL_FORCE, default 0). Per shock: the instant of the maximum force (INSTANT), the maximum force
 (F_MAX), the duration (T_CHOC), the impulse (IMPULSION, integral of the force [N s]) and the
 normal velocity at the start of the shock (V_IMPACT, negative when approaching). Start and end
-instants are refined by linear interpolation of the force between the samples around the
-threshold crossings, so durations are not rounded to the time step.
+instants are the threshold crossings of the linear interpolant of the given force history. A
+force clipped at zero outside contact has no crossing between samples, so its shocks start and
+end on samples (durations rounded up to the time step, as Code_Aster's POST_DYNA_MODA_T reports
+them); pass the law's force extended outside contact (e.g. K p with a signed penetration p) to
+locate the crossings between samples (cases/sdnd101.py does both).
 """
 from __future__ import annotations
 
