@@ -41,7 +41,7 @@ import numpy as np
 from contact.multipliers import MultiplierContact
 from contact import rocking
 from contact.impacts import velocity_contact_from
-from contact.output import impulse
+from contact.output import ContactRecorder, impulse
 from contact.penalty import ShockLaw, ShockSprings
 from contact.state import OPEN
 from contact.zone import RigidPlane, contact_zone, node_zone
@@ -160,7 +160,7 @@ class Config:
     auto_steps: bool = False
     mesh: Path | None = None
     out: Path | None = None
-    archive_every: int = 4
+    archive_every: int = 10
     paraview: bool = True
     # modeling b, shock springs (sdnv105.md §1.4); see build() for the tangential stiffness default
     rigi_nor: float = 3.0e10
@@ -247,7 +247,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> Config:
     p.add_argument("--auto-steps", action="store_true",
                    help="detect impacts and refine around them instead of the benchmark's windows")
     p.add_argument("--mesh", type=Path, default=None, help="gmsh .msh with the benchmark's group names")
-    p.add_argument("--archive-every", type=int, default=4, help="ParaView output every N steps")
+    p.add_argument("--archive-every", type=int, default=10, help="ParaView output every N steps of a phase")
     p.add_argument("--no-paraview", action="store_true", help="skip the ParaView series (faster)")
     p.add_argument("--out", type=Path, default=None, help=f"output folder (default results/sdnv105{modeling})")
     a = p.parse_args(argv)
@@ -390,13 +390,16 @@ def _probes() -> list[NodeProbe]:
             NodeProbe("vy_A", "A", "v", "y"), NodeProbe("dx_C1", "C1", "u", "x"), NodeProbe("dy_C1", "C1", "u", "y")]
 
 
-def _record(recorder: RunRecorder, results: Iterator[StepResult], rows: list[dict], skip_first: bool) -> State:
+def _record(recorder: RunRecorder, results: Iterator[StepResult], rows: list[dict], skip_first: bool,
+            contact_series: ContactRecorder | None = None) -> State:
     state = None
     for k, result in enumerate(results):
         state = result.state
         if skip_first and k == 0:
             continue
         rows.append(recorder.record(result))
+        if contact_series is not None and result.archived:
+            contact_series.record(state.t, state.u)
     return state
 
 
@@ -445,7 +448,15 @@ def run(study: Study, integrator=integrate) -> RunOutput:
             try:
                 if cfg.spec.contact == "theta":
                     study.contact = velocity_contact_from(study.contact)
-                refinements = _run_release(study, tilted.released(0.0), rec, release_rows, integrator)
+                # contact nodes as their own ParaView point set: status, gap, RN, RT, RX, RY, slip
+                contact_series = (ContactRecorder(study.mesh, {"base": study.contact}, out, history=False)
+                                  if cfg.paraview else None)
+                try:
+                    refinements = _run_release(study, tilted.released(0.0), rec, release_rows, integrator,
+                                               contact_series)
+                finally:
+                    if contact_series is not None:
+                        contact_series.close()
             except ConvergenceError as err:
                 failure = f"release: {err}"
             _accumulate(stats, rec)
@@ -462,6 +473,8 @@ def _accumulate(stats: dict, recorder: RunRecorder) -> None:
 
 IMPACT_FINE_AFTER = 3e-3  # s of fine steps after a predicted impact
 IMPACT_ALPHA = -0.2  # HHT alpha of the automatic impact windows (benchmark a, c)
+POST_IMPACT_CHUNK = 1e-3  # s: fine-step extensions while contact statuses still change
+POST_IMPACT_MAX = 10e-3
 
 
 def _predicted_impact(contact, previous: tuple | None, t: float) -> float:
@@ -492,7 +505,8 @@ def _windows(study: Study) -> list[Window]:
     return list(_schedule(rows, cfg.t_end))
 
 
-def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict], integrator) -> list[dict]:
+def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict], integrator,
+                 contact_series: ContactRecorder | None = None) -> list[dict]:
     """Run the release windows. Fine windows run as given. Coarse windows advance one step at a
     time and watch the contact: when an open node is predicted to close within 1.5 coarse steps and
     before the next fine window starts (always, with --auto-steps), fine steps with alpha = -0.2
@@ -504,16 +518,34 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
 
     def advance(phase):
         nonlocal state, first
-        state = _record(rec, integrator(study.model, phase, state, [study.contact]), rows, skip_first=not first)
+        state = _record(rec, integrator(study.model, phase, state, [study.contact]), rows, skip_first=not first,
+                        contact_series=contact_series)
         first = False
+
+    def settle(alpha, modified):
+        """Extend a fine window by 1 ms chunks (10 ms at most, not past the next fine window) while
+        a corner's contact status changed during the last millisecond: a block still bouncing
+        on its corner must not be left to coarse steps."""
+        extended = 0.0
+        while extended < POST_IMPACT_MAX and state.t < cfg.t_end - 1e-12:
+            recent = [r for r in rows if r["t"] > state.t - POST_IMPACT_CHUNK - 1e-12]
+            if len({(r["status_O"] != OPEN, r["status_A"] != OPEN) for r in recent}) <= 1:
+                return
+            t1 = min(state.t + POST_IMPACT_CHUNK, cfg.t_end)
+            refinements.append({"from": state.t, "to": t1, "reason": "contact statuses still changing"})
+            advance(release_phase(study, f"settle {state.t:.5f}", state.t, t1, cfg.dt_fine, alpha, modified))
+            extended += POST_IMPACT_CHUNK
 
     for k, w in enumerate(windows):
         if w.step == "uniform":
             advance(release_phase(study, "release", w.t_start, w.t_end, cfg.dt, 0.0))
             continue
         if w.step == "fine":
-            advance(release_phase(study, f"fine {w.t_start:g}-{w.t_end:g}", w.t_start, w.t_end, cfg.dt_fine,
+            if state.t >= w.t_end - 1e-12:  # already covered by an extension
+                continue
+            advance(release_phase(study, f"fine {w.t_start:g}-{w.t_end:g}", state.t, w.t_end, cfg.dt_fine,
                                   w.alpha, w.modified))
+            settle(w.alpha, w.modified)
             continue
         next_fine = next((v.t_start for v in windows[k + 1:] if v.step == "fine"), np.inf)
         previous = None
@@ -524,6 +556,7 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
                 refinements.append({"from": state.t, "to": t1, "predicted_impact": state.t + t_hit})
                 logger.info("impact predicted at %.6f s: fine steps %.6f -> %.6f s", state.t + t_hit, state.t, t1)
                 advance(release_phase(study, f"impact {state.t:.5f}", state.t, t1, cfg.dt_fine, IMPACT_ALPHA))
+                settle(IMPACT_ALPHA, False)
                 previous = None
                 continue
             st = study.contact.state()
@@ -852,6 +885,9 @@ def run_case(modeling: str, argv=None, description: str = "", integrator=integra
     """Parse, build, run, post-process, write. Returns the exit code (2: bad input, 1: the run
     stopped early, 0: done)."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if modeling not in MODELINGS:
+        print(f"error: unknown modeling {modeling!r}; choose one of {sorted(MODELINGS)}", file=sys.stderr)
+        return 2
     try:
         config = parse_args(modeling, argv, description).resolved()
         config.validate()

@@ -39,10 +39,11 @@ class ContactRecorder:
         slip [m]); default: none.
     series : also write ``contact.pvd`` (every contact node as a point with its quantities,
         displaced positions) on archived steps.
+    history : write ``contact_history.csv``.
     """
 
     def __init__(self, mesh: Mesh, terms: Mapping[str, object], directory: str | Path,
-                 nodes: tuple[str, ...] = (), series: bool = True) -> None:
+                 nodes: tuple[str, ...] = (), series: bool = True, history: bool = True) -> None:
         self.mesh = mesh
         self.terms = dict(terms)
         self.directory = Path(directory)
@@ -58,7 +59,7 @@ class ContactRecorder:
             else:
                 raise ValueError(f"node group {name!r} is not a contact node of any zone in {sorted(self.terms)}")
         columns = ["t"] + [f"{q}_{n}" for n in self.nodes for q in QUANTITIES]
-        self.history = HistoryWriter(self.directory / "contact_history.csv", columns)
+        self.history = HistoryWriter(self.directory / "contact_history.csv", columns) if history else None
         self.series = PointSetSeriesWriter(self.directory, "contact") if series else None
 
     def record(self, t: float, u: np.ndarray, archived: bool = True) -> dict[str, float]:
@@ -67,7 +68,8 @@ class ContactRecorder:
         for name, (term, k) in zip(self.nodes, self._where):
             values = _values(term.state())
             row.update({f"{q}_{name}": float(values[q][k]) for q in QUANTITIES})
-        self.history.append(row)
+        if self.history is not None:
+            self.history.append(row)
         if archived and self.series is not None:
             states = [term.state() for term in self.terms.values()]
             nodes = np.concatenate([s.nodes for s in states])
@@ -78,7 +80,8 @@ class ContactRecorder:
         return row
 
     def close(self) -> None:
-        self.history.close()
+        if self.history is not None:
+            self.history.close()
         if self.series is not None:
             self.series.close()
 
