@@ -83,7 +83,7 @@ from scipy.optimize import brentq
 from fem.dynamics import TermForces
 
 from .state import OPEN, STICK, ContactState
-from .zone import ContactError, ContactGeometry
+from .zone import ContactError, ContactGeometry, node_coordinates
 
 logger = logging.getLogger(__name__)
 
@@ -440,17 +440,6 @@ class BucklingState:
     branch: np.ndarray
 
 
-def _points_of(source) -> np.ndarray:
-    if hasattr(source, "mesh"):
-        source = source.mesh
-    if hasattr(source, "points"):
-        source = source.points
-    pts = np.asarray(source, dtype=float)
-    if pts.ndim != 2 or pts.shape[1] != 2:
-        raise ValueError(f"BucklingShocks needs a Model, a Mesh or node coordinates (n, 2), got shape {pts.shape}")
-    return pts
-
-
 def _hermite(s, p0, v0, p1, v1, h):
     """Cubic Hermite interpolant of p and its derivative at s in [0, 1] over a step of length h."""
     h00, h10, h01, h11 = 2 * s**3 - 3 * s**2 + 1, s**3 - 2 * s**2 + s, -2 * s**3 + 3 * s**2, s**3 - s**2
@@ -473,7 +462,7 @@ class BucklingShocks:
     def __init__(self, model_or_mesh_points, zone, law: BucklingLaw) -> None:
         if not isinstance(law, BucklingLaw):
             raise TypeError(f"law must be a BucklingLaw, got {type(law).__name__}")
-        self.points = _points_of(model_or_mesh_points)
+        self.points = node_coordinates(model_or_mesh_points, "BucklingShocks")
         self.n_dofs = 2 * self.points.shape[0]
         if zone.size and int(zone.slave.max()) >= self.points.shape[0]:
             raise ValueError(f"zone {zone.slave_group!r} has node {int(zone.slave.max())} but the mesh has only "

@@ -72,7 +72,7 @@ import scipy.sparse as sp
 from fem.dynamics import TermForces
 
 from .state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
-from .zone import ContactGeometry, ContactZone
+from .zone import ContactGeometry, ContactZone, node_coordinates
 
 logger = logging.getLogger(__name__)
 
@@ -140,17 +140,6 @@ class _Trial:
     cs: np.ndarray  # mu s cn_slip
 
 
-def _points_of(source) -> np.ndarray:
-    if hasattr(source, "mesh"):
-        source = source.mesh
-    if hasattr(source, "points"):
-        source = source.points
-    pts = np.asarray(source, dtype=float)
-    if pts.ndim != 2 or pts.shape[1] != 2:
-        raise ValueError(f"ShockSprings needs a Model, a Mesh or node coordinates (n, 2), got shape {pts.shape}")
-    return pts
-
-
 def _local_rows(geo: ContactGeometry, segments: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Dofs (n_s, m) and values (n_s, m) of normal_rows and tangent_rows, node by node (m = 2 for a
     rigid plane, 6 for master segments: slave, first and second master node, x then y)."""
@@ -179,7 +168,7 @@ class ShockSprings:
     """
 
     def __init__(self, model_or_mesh_points, zone: ContactZone, law: ShockLaw) -> None:
-        self.points = _points_of(model_or_mesh_points)
+        self.points = node_coordinates(model_or_mesh_points, "ShockSprings")
         self.n_dofs = 2 * self.points.shape[0]
         if zone.size and int(zone.slave.max()) >= self.points.shape[0]:
             raise ValueError(f"contact zone {zone.slave_group!r} has node {int(zone.slave.max())} but the mesh "

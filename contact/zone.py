@@ -31,6 +31,18 @@ class ContactError(ValueError):
     """A contact definition is unusable (bad group, bad orientation, bad parameter)."""
 
 
+def node_coordinates(source, who: str) -> np.ndarray:
+    """Node coordinates (n, 2) [m] of a Model, a Mesh or an array; ValueError naming ``who``."""
+    if hasattr(source, "mesh"):
+        source = source.mesh
+    if hasattr(source, "points"):
+        source = source.points
+    pts = np.asarray(source, dtype=float)
+    if pts.ndim != 2 or pts.shape[1] != 2:
+        raise ValueError(f"{who} needs a Model, a Mesh or node coordinates (n, 2), got shape {pts.shape}")
+    return pts
+
+
 @dataclass(frozen=True)
 class RigidPlane:
     """A fixed rigid obstacle: the half-plane behind ``point`` with outward unit ``normal``

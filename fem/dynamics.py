@@ -362,6 +362,18 @@ def _residual_scale(*vectors: np.ndarray) -> float:
     return max(float(np.max(np.abs(v))) if v.size else 0.0 for v in vectors)
 
 
+def _residuals(R: np.ndarray, free: np.ndarray, lins, iteration: int):
+    """Free part of the momentum residual, the multiplier equations, and their largest values;
+    _NewtonFailure on a non-finite residual."""
+    R_free = R[free]
+    c = np.concatenate([lin.residual for lin in lins]) if lins else np.zeros(0)
+    res = float(np.max(np.abs(R_free))) if R_free.size else 0.0
+    res_c = float(np.max(np.abs(c))) if c.size else 0.0
+    if not np.isfinite(res + res_c):
+        raise _NewtonFailure(res, int(free[0]) if free.size else 0, iteration)
+    return R_free, c, res, res_c
+
+
 def newton_converged(ctx: "_PhaseContext", worst: float, scale: float, settled: bool, iteration: int,
                      momentum_rate: float = 0.0) -> bool:
     """Code_Aster-like stopping test on the largest residual ``worst`` [N].
@@ -485,12 +497,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
         g = forces.internal + forces.damping + f_terms - f_ext
         Ma = M @ a
         R = Ma + (1.0 + af) * g - af * g0
-        R_free = R[free]
-        c = np.concatenate([lin.residual for lin in lins]) if lins else np.zeros(0)
-        res = float(np.max(np.abs(R_free))) if R_free.size else 0.0
-        res_c = float(np.max(np.abs(c))) if c.size else 0.0
-        if not np.isfinite(res + res_c):
-            raise _NewtonFailure(res, int(free[0]) if free.size else 0, it)
+        R_free, c, res, res_c = _residuals(R, free, lins, it)
         reactions_c = (Ma + g)[cdofs]
         scale = _residual_scale(f_ext, reactions_c, forces.internal, forces.damping, f_terms, Ma)
         if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it,

@@ -10,9 +10,10 @@ forces over the step (impulse / dt), from velocity-level contact laws (contact.i
 not theta-weighted: an impulse belongs to the whole step. Newton on v1 with the tangent
 dR/dv1 = M / dt + theta (theta dt K + C); the multiplier equations and their solve are those of
 the Newmark path (fem.dynamics.solve_increment). Imposed displacements fix the velocity of their
-dofs through the u1 formula. Reaction, energy and statistics bookkeeping as for Newmark;
-the scheme's numerical dissipation is booked from the exact identity
-dKE - [u].<F> = (<v> - [u]/dt) . M [v] ... computed as dKE - [u].<F> (trapezoidal works).
+dofs through the u1 formula. Reaction, energy and statistics bookkeeping as for Newmark, with
+the works of all forces (contact included) taken by the trapezoidal rule; what they leave of the
+kinetic-energy change, dKE - [u].<F>, is the scheme's numerical dissipation (for a linear system
+(theta - 1/2) ([v].M[v] + dt^2 theta [v].K[v]) >= 0 per step).
 
 The phase's scheme must be :class:`fem.schemes.Theta`; :func:`fem.dynamics.integrate` dispatches
 here.
@@ -25,6 +26,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from .dynamics import (Phase, State, StepResult, _evaluate, _multiplier_forces, _NewtonFailure, _oscillating_nodes,
+                       _residuals,
                        _residual_scale, _step_with_subdivision, newton_converged, solve_increment,
                        start_phase)
 from .model import Model
@@ -52,12 +54,7 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
         F1 = f_ext - forces.internal - forces.damping - f_terms
         Mdv = M @ (v - v0) / dt
         R = Mdv - (1 - theta) * F0 - theta * F1 + f_mult
-        R_free = R[free]
-        c = np.concatenate([lin.residual for lin in lins]) if lins else np.zeros(0)
-        res = float(np.max(np.abs(R_free))) if R_free.size else 0.0
-        res_c = float(np.max(np.abs(c))) if c.size else 0.0
-        if not np.isfinite(res + res_c):
-            raise _NewtonFailure(res, int(free[0]) if free.size else 0, it)
+        R_free, c, res, res_c = _residuals(R, free, lins, it)
         scale = _residual_scale(f_ext, R[cdofs], forces.internal, forces.damping, f_terms, f_mult, Mdv)
         if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it,
                             _residual_scale(M @ v0) / dt):
