@@ -12,8 +12,8 @@ dR/dv1 = M / dt + theta (theta dt K + C); the multiplier equations and their sol
 the Newmark path (fem.dynamics.solve_increment). Imposed displacements fix the velocity of their
 dofs through the u1 formula. Reaction, energy and statistics bookkeeping as for Newmark, with
 the works of all forces (contact included) taken by the trapezoidal rule; what they leave of the
-kinetic-energy change, dKE - [u].<F>, is the scheme's numerical dissipation (for a linear system
-(theta - 1/2) ([v].M[v] + dt^2 theta [v].K[v]) >= 0 per step).
+kinetic-energy change, dKE - [u].<F>, is booked as the scheme's numerical dissipation (zero for
+theta = 1/2 in smooth motion, where the method is the trapezoidal rule).
 
 The phase's scheme must be :class:`fem.schemes.Theta`; :func:`fem.dynamics.integrate` dispatches
 here.

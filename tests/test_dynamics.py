@@ -213,3 +213,24 @@ def test_free_flight_converges_with_a_relative_tolerance():
     spring = Springs(mesh, "P", SpringProperties((1e-30, 0.0)))  # practically no force at all
     *_, last = integrate(model, phase, start, [spring])
     assert last.state.u[0] == pytest.approx(3.0, rel=1e-9)
+
+
+def test_theta_one_half_is_average_acceleration():
+    """The theta-method with theta = 1/2 and Newmark(1/4, 1/2) give the same trajectory for a
+    smooth linear problem (both are the trapezoidal rule), and theta > 1/2 dissipates."""
+    from fem.schemes import Theta
+
+    mesh = grid_mesh(2, 3)
+    model = Model(mesh, {"BLOCK": ElasticMaterial(**GRAPHITE)}, kinematics="small_strain")
+    rng = np.random.default_rng(5)
+    start = State(0.0, np.zeros(model.n_dofs), 1e-3 * rng.standard_normal(model.n_dofs))
+    supports = (ImposedDisplacement("BASE", "x"), ImposedDisplacement("BASE", "y"))
+    runs = {}
+    for name, scheme in (("newmark", Newmark()), ("theta", Theta(0.5)), ("theta55", Theta(0.55))):
+        phase = Phase("free", 0.0, 1e-4, 1e-6, scheme, constraints=supports, newton=NewtonSettings(rela=1e-10))
+        *_, last = integrate(model, phase, start)
+        runs[name] = last.state
+    np.testing.assert_allclose(runs["theta"].u, runs["newmark"].u, atol=1e-9 * np.abs(runs["newmark"].u).max())
+    energy = {k: model.kinetic_energy(s.v) + model.strain_energy(s.u) for k, s in runs.items()}
+    assert energy["theta55"] < 0.999 * energy["theta"]
+    assert energy["theta"] == pytest.approx(start.energies.initial or model.kinetic_energy(start.v), rel=1e-8)
