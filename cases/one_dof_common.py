@@ -16,6 +16,7 @@ they also work when loaded from a file path (tests, ``importlib``).
 from __future__ import annotations
 
 import argparse
+import time
 import json
 import math
 import sys
@@ -26,6 +27,7 @@ import numpy as np
 
 from fem.mesh import Mesh
 from fem.model import Model
+from fem.results import HistoryWriter
 
 NODE = "NO1"
 
@@ -154,3 +156,24 @@ def crossing(t0: float, t1: float, f0: float, f1: float, level: float = 0.0) -> 
     if f1 == f0:
         return 0.5 * (t0 + t1)
     return t0 + (level - f0) * (t1 - t0) / (f1 - f0)
+
+
+def record_run(steps, row_of, columns: Sequence[str], history: Path | None):
+    """Run a step generator, one row per step from ``row_of(step_result)`` (a tuple in the order of
+    ``columns``), written to the CSV ``history`` as it goes when given. Returns the rows, the Newton
+    iterations, the sub-steps and the wall time [s]."""
+    writer = HistoryWriter(history, columns) if history is not None else None
+    rows, iterations, substeps = [], 0, 0
+    t0 = time.perf_counter()
+    try:
+        for result in steps:
+            row = row_of(result)
+            rows.append(row)
+            iterations += result.iterations
+            substeps += result.substeps
+            if writer is not None:
+                writer.append(dict(zip(columns, row)))
+    finally:
+        if writer is not None:
+            writer.close()
+    return rows, iterations, substeps, time.perf_counter() - t0

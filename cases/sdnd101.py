@@ -69,7 +69,6 @@ Run:  python cases/sdnd101.py [--method modal|direct] [--dt 5e-4] [--t-end 0.5] 
 import argparse
 import math
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,7 +79,7 @@ if _HERE not in sys.path:  # shared one-dof helpers, also when this file is load
     sys.path.append(_HERE)
 
 from one_dof_common import (NODE, all_passed, check, fail, parse, point_model, print_checks,  # noqa: E402
-                            validate, write_json)
+                            record_run, validate, write_json)
 
 from contact.penalty import ShockLaw, ShockSprings  # noqa: E402
 from contact.shocks import detect_shocks  # noqa: E402
@@ -205,25 +204,14 @@ def simulate(mass: float, k: float, k_shock: float, v0: float, dt: float, t_end:
         steps = modal_central_differences(model, phase, start, basis, [shock])
     else:
         steps = integrate(model, phase, start, [ground, shock])
-    writer = HistoryWriter(history, HISTORY_COLUMNS) if history is not None else None
-    rows, iterations = [], 0
-    t0 = time.perf_counter()
-    try:
-        for r in steps:
-            s = shock.state()  # committed at this step (before any commit: open, zero force)
-            x, xd = float(r.state.u[0]), float(r.state.v[0])
-            p = -float(s.gap[0])
-            rn = float(s.rn[0])
-            energy = 0.5 * mass * xd**2 + 0.5 * k * x**2 + 0.5 * k_shock * max(p, 0.0) ** 2
-            row = (float(r.state.t), x, xd, p, rn, energy)
-            rows.append(row)
-            iterations += r.iterations
-            if writer is not None:
-                writer.append(dict(zip(HISTORY_COLUMNS, row)))
-    finally:
-        if writer is not None:
-            writer.close()
-    wall = time.perf_counter() - t0
+    def row_of(r):
+        s = shock.state()  # committed at this step (before any commit: open, zero force)
+        x, xd = float(r.state.u[0]), float(r.state.v[0])
+        p = -float(s.gap[0])
+        energy = 0.5 * mass * xd**2 + 0.5 * k * x**2 + 0.5 * k_shock * max(p, 0.0) ** 2
+        return (float(r.state.t), x, xd, p, float(s.rn[0]), energy)
+
+    rows, iterations, _, wall = record_run(steps, row_of, HISTORY_COLUMNS, history)
     cols = [np.array(c) for c in zip(*rows)]
     return Run(*cols, steps=len(rows) - 1, newton_iterations=iterations, wall_s=wall)
 

@@ -64,7 +64,6 @@ import argparse
 import functools
 import math
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,13 +76,12 @@ if _HERE not in sys.path:  # shared one-dof helpers, also when this file is load
     sys.path.append(_HERE)
 
 from one_dof_common import (NODE, all_passed, check, crossing, fail, parse, point_model,  # noqa: E402
-                            print_checks, validate, write_json)
+                            print_checks, record_run, validate, write_json)
 
 from contact.penalty import ShockLaw, ShockSprings  # noqa: E402
 from contact.zone import RigidPlane, node_zone  # noqa: E402
 from fem.dynamics import ConvergenceError, Phase, State, run_phases  # noqa: E402
 from fem.loads import Gravity, ImposedDisplacement  # noqa: E402
-from fem.results import HistoryWriter  # noqa: E402
 from fem.schemes import HHT, Newmark  # noqa: E402
 
 MODELINGS = ("a", "b")
@@ -275,25 +273,16 @@ def simulate(mass: float, k: float, c: float, height: float, v0: float, g: float
     common = dict(scheme=make_scheme(scheme, alpha) if isinstance(scheme, str) else scheme,
                   gravity=Gravity((0.0, -g)), constraints=(ImposedDisplacement(NODE, "x"),))
     phases = [Phase(f"phase {i + 1}", a, b, dt, **common) for i, (a, b, dt) in enumerate(schedule)]
-    writer = HistoryWriter(history, HISTORY_COLUMNS) if history is not None else None
-    rows, iterations, substeps = [], 0, 0
-    t0 = time.perf_counter()
-    try:
-        for r in run_phases(model, phases, State(0.0, np.zeros(2), np.array([0.0, v0])), [shock]):
-            s = shock.state()
-            y, vy = float(r.state.u[1]), float(r.state.v[1])
-            p = -float(s.gap[0])
-            energy = 0.5 * mass * vy**2 + mass * g * y + 0.5 * k * max(p, 0.0) ** 2
-            row = (float(r.state.t), y, vy, float(r.state.a[1]), p, float(s.rn[0]), float(s.status[0]), energy)
-            rows.append(row)
-            iterations += r.iterations
-            substeps += r.substeps
-            if writer is not None:
-                writer.append(dict(zip(HISTORY_COLUMNS, row)))
-    finally:
-        if writer is not None:
-            writer.close()
-    wall = time.perf_counter() - t0
+    def row_of(r):
+        s = shock.state()
+        y, vy = float(r.state.u[1]), float(r.state.v[1])
+        p = -float(s.gap[0])
+        energy = 0.5 * mass * vy**2 + mass * g * y + 0.5 * k * max(p, 0.0) ** 2
+        return (float(r.state.t), y, vy, float(r.state.a[1]), p, float(s.rn[0]), float(s.status[0]), energy)
+
+    start = State(0.0, np.zeros(2), np.array([0.0, v0]))
+    rows, iterations, substeps, wall = record_run(run_phases(model, phases, start, [shock]), row_of,
+                                                  HISTORY_COLUMNS, history)
     cols = [np.array(col) for col in zip(*rows)]
     return Run(*cols, steps=len(rows) - 1, newton_iterations=iterations, substeps=substeps, wall_s=wall)
 

@@ -32,9 +32,9 @@ import logging
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -46,7 +46,7 @@ from contact.penalty import ShockLaw, ShockSprings
 from contact.state import OPEN
 from contact.zone import RigidPlane, contact_zone, node_zone
 from fem.dynamics import ConvergenceError, NewtonSettings, Phase, State, StepResult, integrate
-from fem.functions import PiecewiseLinear, ramp
+from fem.functions import PiecewiseLinear
 from fem.loads import Gravity, ImposedDisplacement
 from fem.material import ElasticMaterial
 from fem.mesh_io import read_mesh

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from fem.mesh import Mesh, MeshError
+from fem.mesh import Mesh
 
 
 class ContactError(ValueError):

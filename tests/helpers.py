@@ -1,9 +1,28 @@
 """Tiny hand-checkable meshes built in memory, shared by the tests (no gmsh needed)."""
 from __future__ import annotations
 
+import importlib.util
+import sys
+from pathlib import Path
+
 import numpy as np
 
 from fem.mesh import CellBlock, Mesh
+
+CASES = Path(__file__).resolve().parents[1] / "cases"
+
+
+def load_case(name: str):
+    """Import the case script cases/<name>.py as a module named ``name`` (registered in
+    sys.modules, so that its dataclasses resolve their annotations; cases/ is put on sys.path, as
+    when the script runs, so that it finds its shared modules)."""
+    if str(CASES) not in sys.path:
+        sys.path.insert(0, str(CASES))
+    spec = importlib.util.spec_from_file_location(name, CASES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
 
 GRAPHITE = dict(young=6.0e11, poisson=0.2, density=1450.0)
 

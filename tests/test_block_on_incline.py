@@ -30,7 +30,6 @@ Tolerances
 * sum R_N = M g cos beta to 1e-3 (dynamic ringing of the elastic block on the table); when sliding
   sum R_T = -mu sum R_N to 1e-6 (every loaded node at the cap, to the Newton tolerance).
 """
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -40,6 +39,8 @@ import pytest
 
 from fem.results import read_history
 
+from helpers import load_case
+
 CASES = Path(__file__).resolve().parents[1] / "cases"
 G = 9.81
 SQUAT = ["--width", "0.8", "--height", "0.36"]
@@ -47,10 +48,7 @@ SQUAT = ["--width", "0.8", "--height", "0.36"]
 
 @pytest.fixture(scope="module")
 def case():
-    spec = importlib.util.spec_from_file_location("block_on_incline", CASES / "block_on_incline.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_case("block_on_incline")
 
 
 # (mu, angle [deg], extra flags, sticks)

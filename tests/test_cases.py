@@ -1,5 +1,4 @@
 """Case scripts run end to end and their numbers are asserted."""
-import importlib.util
 import json
 from pathlib import Path
 
@@ -13,20 +12,13 @@ from fem.model import Model
 from fem.results import read_history, read_pvd
 from meshes.generate import reference_mesh_path
 
-from helpers import GRAPHITE, rotation
+from helpers import GRAPHITE, load_case, rotation
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 
 
-def _load_case(name):
-    spec = importlib.util.spec_from_file_location(name, CASES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_sdnv105_preload(tmp_path):
-    case = _load_case("sdnv105_preload")
+    case = load_case("sdnv105_preload")
     assert case.main(["--out", str(tmp_path)]) == 0
     summary = json.loads((tmp_path / "summary.json").read_text())
     # contact-free stand-in: the base support carries exactly the block weight
@@ -50,7 +42,7 @@ def test_sdnv105_preload(tmp_path):
 
 
 def test_case_rejects_bad_input(tmp_path, capsys):
-    case = _load_case("sdnv105_preload")
+    case = load_case("sdnv105_preload")
     assert case.main(["--out", str(tmp_path), "--young", "-1"]) == 2
     assert "Young's modulus must be > 0" in capsys.readouterr().err
     assert case.main(["--out", str(tmp_path), "--dt", "0"]) == 2

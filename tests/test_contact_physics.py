@@ -196,7 +196,6 @@ def test_coulomb_push_sticks_then_slides(mesh, method, mu):
             iterations.setdefault(result.phase, []).append(result.iterations)
         rows.append((s.t, f_max * force(s.t), float(mx @ s.u) / M, float(mx @ s.a) / M, cs.status.copy(),
                      cs.rn.copy(), cs.rt.copy(), cs.slip.copy()))
-    t = np.array([r[0] for r in rows])
     F = np.array([r[1] for r in rows])
     ux = np.array([r[2] for r in rows])
     ax = np.array([r[3] for r in rows])

@@ -1,13 +1,13 @@
 """Event-driven rigid-body rocking reference (contact/rocking.py) against the SDNV105 document §2."""
-import importlib.util
 import json
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from contact import rocking as rk
+
+from helpers import load_case
 
 B, L, TH = 0.18, 0.40, 0.01
 BLOCK = rk.RigidBlock(B, L)
@@ -239,10 +239,7 @@ def test_bad_input(kw):
 
 
 def test_case_script(tmp_path):
-    spec = importlib.util.spec_from_file_location(
-        "rigid_rocking", Path(__file__).resolve().parents[1] / "cases" / "rigid_rocking.py")
-    case = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(case)
+    case = load_case("rigid_rocking")
     assert case.main(["--out", str(tmp_path)]) == 0
     s = json.loads((tmp_path / "summary.json").read_text())
     assert s["linear_first_impact"] == pytest.approx(rk.DOC_T1, abs=1e-8)

@@ -44,10 +44,8 @@ What each test checks, and why its tolerance
 4. Bad input: each out-of-range flag gives exit code 2 and a message naming the flag, and writes nothing.
 """
 import functools
-import importlib.util
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -55,18 +53,12 @@ import pytest
 
 from fem.results import read_history
 
+from helpers import load_case
+
 CASES = Path(__file__).resolve().parents[1] / "cases"
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, CASES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-case = _load("sdnd101")
+case = load_case("sdnd101")
 PARAMS = dict(case.BENCHMARK)
 CF = case.ClosedForm(**PARAMS)
 # document / sdnd101a.comm references: (field, reference, tolerance) per shock

@@ -40,10 +40,8 @@ What each test checks, and why its tolerance
 9. The case script end to end (c, coarse step): exit code 0, summary.json with the four quantities
    and the checks, history.csv, the PNG.
 """
-import importlib.util
 import json
 import math
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -56,18 +54,12 @@ from contact.zone import RigidPlane, node_zone
 from fem.mesh import Mesh
 from fem.results import read_history
 
+from helpers import load_case
+
 CASES = Path(__file__).resolve().parents[1] / "cases"
 
 
-def _load_case():
-    spec = importlib.util.spec_from_file_location("sdnd105_case", CASES / "sdnd105.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses resolve annotations through the module
-    spec.loader.exec_module(module)
-    return module
-
-
-case = _load_case()
+case = load_case("sdnd105")
 
 LAW_C = BucklingLaw(1.0, 1.0, 0.5, plateau=1.0, fall=1.0, post_displacements=(2, 3, 4, 5),
                     post_stiffnesses=(0.2, 0.15, 0.125, 0.1))

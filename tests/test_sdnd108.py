@@ -41,10 +41,8 @@ What each test checks, and why its tolerance
    reference time list (no detachment) asks for --dt.
 """
 import functools
-import importlib.util
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -52,18 +50,12 @@ import pytest
 
 from fem.results import read_history
 
+from helpers import load_case
+
 CASES = Path(__file__).resolve().parents[1] / "cases"
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(name, CASES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-case = _load("sdnd108")
+case = load_case("sdnd108")
 FALL = 0.54031242374329
 DETACH = {"a": 0.88545615307643, "b": 0.92403882542}
 DZ_REF = {"a": {"1.0": (-1.332162981855, 1e-2), "1.1": (-0.856394405035, 2e-2)},

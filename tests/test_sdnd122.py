@@ -4,7 +4,6 @@ Cheapest first: the exact flow against finite differences and solve_ivp, the sho
 energy, the closed form against time integration, the continued branch, bad input, the case script.
 """
 import csv
-import importlib.util
 import json
 import math
 from pathlib import Path
@@ -15,18 +14,13 @@ import pytest
 from contact.nnm import (StopOscillator, aster_formula_frequency, check_energy_range, closed_form_frequency,
                          continue_branch, integrate_numerically, periodic_orbit)
 
+from helpers import load_case
+
 CASES = Path(__file__).resolve().parents[1] / "cases"
 OSC = StopOscillator()                       # m = 1 kg, k = 10 N/m, K = 50 N/m, gap = 0.01 m
 E_TEST = 6.50108331624e-3                    # document value (the .comm file has ...626)
 F_ASTER_REFERENCE = 0.646217                 # sdnd122a VALE_REFE (Code_Aster's closed form) [Hz]
 F_ASTER_COMPUTED = 0.64669392749957          # sdnd122a VALE_CALC [Hz]
-
-
-def _load_case(name):
-    spec = importlib.util.spec_from_file_location(name, CASES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # ----------------------------------------------------------------------------------------- exact flow
@@ -151,7 +145,7 @@ def test_bad_energies():
 
 # ----------------------------------------------------------------------------------------- case script
 def test_case_writes_results(tmp_path, capsys):
-    case = _load_case("sdnd122")
+    case = load_case("sdnd122")
     assert case.main(["--out", str(tmp_path)]) == 0
     printed = capsys.readouterr().out
     assert "Code_Aster reference formula" in printed
@@ -181,6 +175,6 @@ def test_case_writes_results(tmp_path, capsys):
     (["--mass", "-1"], "mass must be"),
 ])
 def test_case_rejects_bad_input(tmp_path, capsys, argv, message):
-    case = _load_case("sdnd122")
+    case = load_case("sdnd122")
     assert case.main(["--out", str(tmp_path)] + argv) == 2
     assert message in capsys.readouterr().err

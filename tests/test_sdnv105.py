@@ -1,7 +1,6 @@
 """SDNV105 end to end: each modeling runs once (module fixtures, 10-30 s each) and its numbers are
 asserted against Code_Aster's tests (code_aster_tests.json, their own tolerances), the sharper
 targets of the issue, the rigid-body reference, the energy balance and the ParaView output."""
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -177,8 +176,6 @@ def test_paraview_series_reads_back(run_a, tmp_path_factory):
     u = last.point_data["displacement"]
     assert u.shape == (25, 3) and np.all(u[:, 2] == 0)
     # the archived field is the state of the history's last row
-    import sdnv105_common as sc  # noqa: F401
-
     node_a = 8  # A in the reference mesh (meshes/sdnv105_quad4.msh)
     assert u[node_a, 1] == pytest.approx(h["dy_A"][-1], abs=1e-15)
     assert {"stress_pk2", "stress_cauchy", "group"} <= set(last.cell_data)
