@@ -37,11 +37,9 @@ class VelocityContact(MultiplierContact):
         self.candidate = (predicted <= self.gap_tolerance) | (self._status != 0)
 
     def measures(self, trial: TrialContact, u: np.ndarray, v: np.ndarray):
-        geo = self.zone.geometry(self.points, u)
-        un = geo.normal_rows(u.size) @ v
-        ut = geo.tangent_rows(u.size) @ v
-        normal = np.where(self.candidate & np.isfinite(geo.gap), self.dt * un, np.inf)
-        return geo, normal, self.dt * ut, self.dt
+        geo, Gn, Gt = self.rows(u)
+        normal = np.where(self.candidate & np.isfinite(geo.gap), self.dt * (Gn @ v), np.inf)
+        return geo, normal, self.dt * (Gt @ v), (Gn, Gt), self.dt
 
 
 def velocity_contact_from(contact: MultiplierContact) -> VelocityContact:

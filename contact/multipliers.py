@@ -105,16 +105,32 @@ class MultiplierContact:
         self._slip = np.zeros(n)
         self._state: ContactState | None = None
         self._time = np.nan
+        self._rows_cache = None
 
     # ------------------------------------------------------------------ kinematic measures
+    def rows(self, u: np.ndarray):
+        """Geometry and its rows (normal, tangent) at u. Newton evaluates statuses and equations
+        at the same u, so the last result is kept and reused while u is unchanged."""
+        cached = self._rows_cache
+        if cached is not None and cached[0].shape == u.shape and np.array_equal(cached[0], u):
+            return cached[1]
+        geo = self.zone.geometry(self.points, u)
+        Gn, Gt = geo.normal_rows(u.size), geo.tangent_rows(u.size)
+        zero = sp.csr_matrix(Gn.shape)
+        # interleaved (normal, tangent) rows, and normal rows in the tangent positions (slip)
+        self._interleaved = (_interleave(Gn, Gt), _interleave(zero, Gn))
+        result = (geo, Gn, Gt)
+        self._rows_cache = (u.copy(), result)
+        return result
+
     def measures(self, trial: TrialContact, u: np.ndarray, v: np.ndarray):
         """Geometry, the normal measure (gap g [m], +inf when unpaired), the tangential measure
-        (slip increment ds [m]) and the factor of their derivative rows with respect to the
-        unknown of the Newton system (1: the unknown is u). Subclasses change the level."""
-        geo = self.zone.geometry(self.points, u)
+        (slip increment ds [m]), the rows (normal, tangent) and the factor of the derivative rows
+        with respect to the unknown of the Newton system (1: the unknown is u). Subclasses change
+        the level."""
+        geo, Gn, Gt = self.rows(u)
         gap = np.where(np.isfinite(geo.gap), geo.gap, np.inf)
-        ds = geo.tangent_rows(u.size) @ (u - trial.u0)
-        return geo, gap, ds, 1.0
+        return geo, gap, Gt @ (u - trial.u0), (Gn, Gt), 1.0
 
     # ------------------------------------------------------------------ MultiplierTerm protocol
     @property
@@ -149,7 +165,7 @@ class MultiplierContact:
         for "augmented" R~_T changing sign): the tangential velocity went through zero, so the node
         sticks. This memory keeps the slip direction from flip-flopping between iterations.
         """
-        geo, gap, ds, _ = self.measures(trial, u, v)
+        geo, gap, ds, _, _ = self.measures(trial, u, v)
         rn, rt = trial.lam[0::2], trial.lam[1::2]
         old, f_old = trial.status, trial.direction
         mu = self.friction
@@ -181,10 +197,9 @@ class MultiplierContact:
 
     def linearize(self, trial: TrialContact, u: np.ndarray, v: np.ndarray) -> MultiplierLinearization:
         n_dofs = u.size
-        geo, gap, ds, row_factor = self.measures(trial, u, v)
-        Gn, Gt = geo.normal_rows(n_dofs), geo.tangent_rows(n_dofs)
+        geo, gap, ds, (Gn, Gt), row_factor = self.measures(trial, u, v)
         ns = self.zone.size
-        G = _interleave(Gn, Gt)
+        G, Gn_tangent = self._interleaved
         rn, rt = trial.lam[0::2], trial.lam[1::2]
         st, f, mu = trial.status, trial.direction, self.friction
         gap = np.where(np.isfinite(gap), gap, 0.0)
@@ -192,10 +207,12 @@ class MultiplierContact:
         res_n = np.where(closed, self.rho_n * gap, rn)
         res_t = np.where(stick, self.rho_t * ds, np.where(slip, rt - mu * f * (rn - self.rho_n * gap), rt))
         # d/d(unknown): rows of Gn (closed), Gt (stick), mu f rho_n Gn (slip), times row_factor
-        w_n = np.where(closed, self.rho_n, 0.0) * row_factor
-        Du = _interleave(sp.diags(w_n) @ Gn,
-                         sp.diags(np.where(stick, self.rho_t, 0.0) * row_factor) @ Gt
-                         + sp.diags(np.where(slip, mu * f * self.rho_n, 0.0) * row_factor) @ Gn)
+        on_rows = np.empty(2 * ns)
+        on_rows[0::2] = np.where(closed, self.rho_n, 0.0)
+        on_rows[1::2] = np.where(stick, self.rho_t, 0.0)
+        slip_rows = np.zeros(2 * ns)
+        slip_rows[1::2] = np.where(slip, mu * f * self.rho_n, 0.0)
+        Du = sp.diags(on_rows * row_factor) @ G + sp.diags(slip_rows * row_factor) @ Gn_tangent
         # d/dlam: 2 x 2 blocks [[d res_n/d rn, 0], [d res_t/d rn, d res_t/d rt]]
         i = np.arange(ns)
         rows = np.concatenate([2 * i, 2 * i + 1, 2 * i + 1])
@@ -208,8 +225,8 @@ class MultiplierContact:
         return MultiplierLinearization(G, residual, Du, Dl)
 
     def commit(self, trial: TrialContact, u: np.ndarray, v: np.ndarray, t: float) -> None:
-        geo = self.zone.geometry(self.points, u)
-        ds = geo.tangent_rows(u.size) @ (u - trial.u0)  # slip over the step, whatever the level
+        geo, _, Gt = self.rows(u)
+        ds = Gt @ (u - trial.u0)  # slip over the step, whatever the level
         moved = np.where(trial.status == SLIP, ds, 0.0)
         for node, old, new in zip(self.nodes[trial.status != self._status], self._status[trial.status != self._status],
                                   trial.status[trial.status != self._status]):
@@ -221,7 +238,7 @@ class MultiplierContact:
 
     # ------------------------------------------------------------------ outputs
     def _record(self, u, lam, status, slip) -> None:
-        geo = self.zone.geometry(self.points, u)
+        geo = self.rows(u)[0]
         self._state = ContactState(self.nodes.copy(), status.copy(), geo.gap, lam[0::2].copy(), lam[1::2].copy(),
                                    np.asarray(slip, dtype=float).copy(), geo.normal, geo.tangent)
 

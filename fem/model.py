@@ -186,7 +186,8 @@ def _bt_d_b(Bw: np.ndarray, D: np.ndarray, B: np.ndarray) -> np.ndarray:
 def _geometric(S: np.ndarray, grad: np.ndarray, dvol: np.ndarray) -> np.ndarray:
     """Initial-stress matrices delta_ik int grad N_a . S . grad N_b, (ne, 2 nen, 2 nen)."""
     ne, nq, nen, _ = grad.shape
-    Gs = np.einsum("eqaI,eqIJ,eqbJ,eq->eab", grad, S, grad, dvol, optimize=True)
+    GSG = np.matmul(np.matmul(grad, S), np.swapaxes(grad, -1, -2))  # (ne, nq, nen, nen), batched
+    Gs = np.einsum("eqab,eq->eab", GSG, dvol)
     K = np.zeros((ne, nen, 2, nen, 2))
     K[:, :, 0, :, 0] = Gs
     K[:, :, 1, :, 1] = Gs
