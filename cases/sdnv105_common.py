@@ -581,7 +581,7 @@ def _ke_max(R, lo, hi=np.inf, closed_hi=False):
     return float(R["ke"][k]), float(R["t"][k])
 
 
-def extractors(R: dict, P: dict, t_end: float) -> dict[str, Callable[[], float]]:
+def extractors(R: dict, P: dict) -> dict[str, Callable[[], float]]:
     """The benchmark's post-processed quantities (sdnv105.md §1.6), by name."""
     sw = np.ones(P["t"].size, dtype=bool)  # P: the self-weight phase
     t = R["t"]
@@ -675,13 +675,13 @@ def _rel(value: float, ref: float | None) -> float | None:
     return abs(value - ref) / abs(ref) if ref != 0 else abs(value - ref)
 
 
-def evaluate_checks(modeling: str, R: dict, P: dict, t_end: float) -> list[dict]:
+def evaluate_checks(modeling: str, R: dict, P: dict) -> list[dict]:
     """One entry per tested quantity: our value beside the rigid-body (or analytic) reference, the
     restitution-coefficient reference when there is one, Code_Aster's value, the relative error to
     the first reference, and whether each reference's Code_Aster tolerance is met."""
     table = CHECKS.get(modeling, CHECKS["a"])
     records = code_aster_records(modeling if modeling in CHECKS else "a")
-    ex = extractors(R, P, t_end)
+    ex = extractors(R, P)
     out = []
     for quantity, window, key, idx in table:
         try:
@@ -879,7 +879,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
                                                     for k, v in asdict(cfg).items()},
                "run": output.stats, "failure": output.failure}
     if R:
-        summary["checks"] = evaluate_checks(cfg.modeling, R, P, cfg.t_end) if cfg.default_geometry else []
+        summary["checks"] = evaluate_checks(cfg.modeling, R, P) if cfg.default_geometry else []
         summary["impacts"] = detect_impacts(R)
         summary["energy"] = energy_balance(R, P)
     summary["rigid_body"] = rigid_reference(cfg)

@@ -196,7 +196,6 @@ class MultiplierContact:
         return changed
 
     def linearize(self, trial: TrialContact, u: np.ndarray, v: np.ndarray) -> MultiplierLinearization:
-        n_dofs = u.size
         geo, gap, ds, (Gn, Gt), row_factor = self.measures(trial, u, v)
         ns = self.zone.size
         G, Gn_tangent = self._interleaved
