@@ -269,7 +269,6 @@ class Study:
     mesh: object
     model: Model
     contact: object  # MultiplierContact or ShockSprings
-    nodes: dict[str, int]  # named nodes: O, A, O1, C1
     contact_index: dict[str, int]  # position of O, A in the contact state arrays
 
 
@@ -312,10 +311,9 @@ def build(config: Config) -> Study:
         zone = contact_zone(mesh, "CONHAUT", "CONBAS")
         method = "augmented" if spec.contact == "augmented" else "lagrange"
         contact = MultiplierContact(model, zone, friction=config.mu, method=method)
-    nodes = {name: mesh.node(name) for name in ("O", "A", "O1", "C1")}
     slave = contact.zone.slave
-    contact_index = {name: int(np.flatnonzero(slave == nodes[name])[0]) for name in ("O", "A")}
-    return Study(config, mesh, model, contact, nodes, contact_index)
+    contact_index = {name: int(np.flatnonzero(slave == mesh.node(name))[0]) for name in ("O", "A")}
+    return Study(config, mesh, model, contact, contact_index)
 
 
 # ----------------------------------------------------------------------------------- phases
@@ -359,11 +357,11 @@ def release_phase(study: Study, name: str, t0: float, t1: float, dt: float, alph
 # ----------------------------------------------------------------------------------- run
 @dataclass
 class RunOutput:
-    """Per-step rows of the release (t = 0 at release), the self-weight phase and the tilt."""
+    """Per-step rows of the release (t = 0 at release) and of the self-weight phase (the tilt's
+    are in tilt_history.csv)."""
 
     release: list[dict]
     preload: list[dict]
-    tilt: list[dict]
     stats: dict
     failure: str | None = None
 
@@ -411,7 +409,7 @@ def run(study: Study, integrator=integrate) -> RunOutput:
     out = cfg.out
     columns, extra = _contact_columns(study)
     t0 = time.perf_counter()
-    preload_rows, tilt_rows, release_rows = [], [], []
+    preload_rows, release_rows = [], []
     stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
     self_weight, tilt = preload_phases(study)
     failure = None
@@ -437,7 +435,7 @@ def run(study: Study, integrator=integrate) -> RunOutput:
         state, study.contact = snapshot
         with recorder("tilt") as tl:
             try:
-                tilted = _record(tl, integrate(study.model, tilt, state, [study.contact]), tilt_rows, True)
+                tilted = _record(tl, integrate(study.model, tilt, state, [study.contact]), [], True)
             finally:
                 _accumulate(stats, tl)
     except ConvergenceError as err:
@@ -462,7 +460,7 @@ def run(study: Study, integrator=integrate) -> RunOutput:
             _accumulate(stats, rec)
     stats["wall_s"] = time.perf_counter() - t0
     stats["automatic_refinements"] = refinements
-    return RunOutput(release_rows, preload_rows, tilt_rows, stats, failure)
+    return RunOutput(release_rows, preload_rows, stats, failure)
 
 
 def _accumulate(stats: dict, recorder: RunRecorder) -> None:

@@ -313,16 +313,18 @@ class RockingResult:
         """(theta, omega) at times t (arrays), theta signed (> 0 about O).
 
         At an impact instant the post-impact state is returned (the history is right-continuous)."""
+        return self._per_flight(t, lambda f, y: (f.sign * y[0], f.sign * y[1]))
+
+    def _per_flight(self, t, fn):
+        """Evaluate fn(flight, y) -> (a, b) on the flight of each instant, y = (phi, phi') from the
+        flight's dense output; returns the arrays (a, b) over t."""
         t, idx = self._locate(t)
-        theta = np.empty_like(t)
-        omega = np.empty_like(t)
+        a, b = np.empty_like(t), np.empty_like(t)
         for k, f in enumerate(self.flights):
             m = idx == k
             if np.any(m):
-                y = f.sol(t[m])
-                theta[m] = f.sign * y[0]
-                omega[m] = f.sign * y[1]
-        return theta, omega
+                a[m], b[m] = fn(f, f.sol(t[m]))
+        return a, b
 
     def energies(self, t):
         """(kinetic, potential) energies at times t."""
@@ -331,16 +333,11 @@ class RockingResult:
 
     def reactions(self, t):
         """(R_N, R_T) at the pivot at times t: force of the floor on the block, R_T along +x."""
-        t, idx = self._locate(t)
-        rn = np.empty_like(t)
-        rt = np.empty_like(t)
-        for k, f in enumerate(self.flights):
-            m = idx == k
-            if np.any(m):
-                y = f.sol(t[m])
-                rn[m], rt_local = self.block.pivot_reactions(y[0], y[1], self.model)
-                rt[m] = f.sign * rt_local
-        return rn, rt
+        def pivot(f, y):
+            rn, rt_local = self.block.pivot_reactions(y[0], y[1], self.model)
+            return rn, f.sign * rt_local
+
+        return self._per_flight(t, pivot)
 
     def window_extremes(self, t0: float, t1: float, n: int = 4001) -> dict:
         """Extremes of the pivot reactions over t0 <= t <= t1 (like Code_Aster's windowed MAX/MIN).

@@ -488,6 +488,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
     u[cdofs] = ctx.constraints.at(t1)
     f_ext = ctx.loads.at(t1)
     trials = [term.begin_step(u0) for term in ctx.multipliers]
+    momentum_rate = _residual_scale(M @ v0) / dt if not static else 0.0  # free-flight scale, per step
     it = 0
     while True:
         a, v = kinematics(u)
@@ -500,8 +501,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
         R_free, c, res, res_c = _residuals(R, free, lins, it)
         reactions_c = (Ma + g)[cdofs]
         scale = _residual_scale(f_ext, reactions_c, forces.internal, forces.damping, f_terms, Ma)
-        if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it,
-                            _residual_scale(M @ v0) / dt if not static else 0.0):
+        if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it, momentum_rate):
             break
         oscillating = _oscillating_nodes(ctx, trials)
         if it >= settings.max_iterations or oscillating:

@@ -251,7 +251,6 @@ class Model:
         self.mass = self._assemble_mass()
         betas = [s.material.rayleigh_mass for s in self.sets]
         self.mass_damping = self._assemble_mass(betas) if any(betas) else None
-        self._has_stiffness_damping = any(s.material.rayleigh_stiffness > 0 for s in self.sets)
 
     # ----------------------------------------------------------------------------- mass, loads
     def _element_mass(self, s: ElementSet) -> np.ndarray:

@@ -46,6 +46,7 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
     v[cdofs] = (ctx.constraints.at(t1) - u0[cdofs] - dt * (1 - theta) * v0[cdofs]) / (dt * theta)
     f_ext = ctx.loads.at(t1)
     trials = [term.begin_step(u0) for term in ctx.multipliers]
+    momentum_rate = _residual_scale(M @ v0) / dt  # free-flight scale, per step
     it = 0
     while True:
         u = u0 + dt * ((1 - theta) * v0 + theta * v)
@@ -56,8 +57,7 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
         R = Mdv - (1 - theta) * F0 - theta * F1 + f_mult
         R_free, c, res, res_c = _residuals(R, free, lins, it)
         scale = _residual_scale(f_ext, R[cdofs], forces.internal, forces.damping, f_terms, f_mult, Mdv)
-        if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it,
-                            _residual_scale(M @ v0) / dt):
+        if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it, momentum_rate):
             break
         oscillating = _oscillating_nodes(ctx, trials)
         if it >= settings.max_iterations or oscillating:
