@@ -1,33 +1,35 @@
-"""Shared pieces of the one-degree-of-freedom shock cases (SDND101, SDND108).
+"""Shared pieces of the one-degree-of-freedom cases (SDND101, SDND105, SDND108, SDND122).
 
 * :func:`point_model`: one node ``NO1`` at the origin carrying a point mass (Code_Aster POI1 with
-  DIS_T, M_T_D_N), the only body of these cases.
-* :func:`parse` and :func:`validate`: command-line parsing that never raises ``SystemExit`` (``main``
-  returns 2 instead) and range checks whose message names the offending flag.
+  DIS_T, M_T_D_N), the only body of SDND101 and SDND108.
+* :func:`parser`, :func:`validate`, :func:`departures`, :func:`check_budget`: the command line of a
+  one-dof case on top of :mod:`fem.run` (one-line errors raised as :class:`fem.run.BadInput`, range
+  checks whose message names the flag and its unit, the configuration 'benchmark' or 'custom', the
+  resource bound checked before anything is allocated).
 * :func:`check`, :func:`print_checks`: the rows of a summary's ``checks`` list
   ({quantity, value, reference, rel_error, tolerance, passed, source, aster_value}) and the table
-  printed at the end of a run.
-* :func:`write_json`: summary files (numpy scalars converted, NaN written as null).
+  printed at the end of a run; ``passed`` is None (printed ``-``) for a row without a verdict.
+* :func:`write_json`: :func:`fem.run.write_json` (atomic, numpy scalars converted, NaN as null).
 * :func:`crossing`: the instant where a sampled signal crosses a level, linear between two samples.
+* :func:`record_run`: a step generator run with its CSV history written as it goes.
 
 Case scripts import this module by name; they add their own folder to ``sys.path`` so that
 they also work when loaded from a file path (tests, ``importlib``).
 """
 from __future__ import annotations
 
-import argparse
-import time
-import json
 import math
-import sys
+import time
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from fem import run as fem_run
 from fem.mesh import Mesh
 from fem.model import Model
 from fem.results import HistoryWriter
+from fem.run import BadInput
 
 NODE = "NO1"
 
@@ -39,15 +41,9 @@ def point_model(mass: float) -> tuple[Mesh, Model]:
 
 
 # ------------------------------------------------------------------------------ command line
-def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> tuple[argparse.Namespace | None, int]:
-    """``parser.parse_args(argv)`` without ``SystemExit``: returns (args, 0), or (None, exit code)
-    after argparse printed its message (an unknown flag or an unreadable number names the flag;
-    ``--help`` gives code 0)."""
-    try:
-        return parser.parse_args(argv), 0
-    except SystemExit as stop:  # argparse has printed usage and the message (or the help)
-        code = stop.code
-        return None, int(code) if isinstance(code, int) else (0 if code is None else 2)
+def parser(prog: str, description: str) -> fem_run.CaseParser:
+    """The case's :class:`fem.run.CaseParser` (one-line errors, ``--dt -1e-3`` read as a number)."""
+    return fem_run.CaseParser(prog=prog, description=description)
 
 
 _CONDITIONS = {
@@ -58,33 +54,76 @@ _CONDITIONS = {
 }
 
 
-def validate(rules: Iterable[tuple[str, float, str, str]]) -> str | None:
-    """First violated rule as a message naming the flag, or None.
+def validate(rules: Iterable[tuple[str, float | None, str, str]]) -> None:
+    """Raise :class:`fem.run.BadInput` at the first violated rule, the message naming the flag.
 
     rules : (flag, value, condition, unit) with condition one of ">0", ">=0", "<0", "finite";
-        every value must also be finite.
+        every value must also be finite; a None value (flag not given) is skipped.
     """
     for flag, value, condition, unit in rules:
         test, text = _CONDITIONS[condition]
         if value is None:
             continue
         if not (math.isfinite(value) and test(value)):
-            unit = f" {unit}" if unit else ""
-            return f"{flag} must be {text}{unit if condition != 'finite' else ''}, got {value:g}"
-    return None
+            unit = f" {unit}" if unit and condition != "finite" else ""
+            raise BadInput(f"{flag} must be {text}{unit}, got {value:g}")
 
 
-def fail(message: str) -> int:
-    """Print ``error: message`` on stderr and return the bad-input exit code 2."""
-    print(f"error: {message}", file=sys.stderr)
-    return 2
+def flag_name(key: str) -> str:
+    """The command-line flag of a parameter key: ``k_shock`` -> ``--k-shock``."""
+    return "--" + key.replace("_", "-")
+
+
+def departures(params: Mapping[str, float], benchmark: Mapping[str, float],
+               flags: Mapping[str, str] | None = None) -> list[str]:
+    """Flags whose value differs from the benchmark's (relative 1e-12); empty: the benchmark's
+    physical problem. ``flags`` maps a key to its flag when it is not ``--`` + key."""
+    flags = flags or {}
+    return [flags.get(key, flag_name(key)) for key, ref in benchmark.items()
+            if not math.isclose(params[key], ref, rel_tol=1e-12, abs_tol=0.0)]
+
+
+def check_budget(steps: float, row_bytes: float, force: bool, what: str, remedy: str,
+                 unit: str = "time steps") -> fem_run.Estimate:
+    """:func:`fem.run.check_resources` of a one-dof run of ``steps`` steps keeping ``row_bytes`` a
+    step in memory, before anything is allocated; a refusal is re-worded in the case's own terms:
+    ``what`` says where the steps come from (e.g. ``--dt 1e-12 s to --t-end 0.5 s``), ``remedy``
+    which flags reduce them (``--force`` is added), ``unit`` what a step is."""
+    est = fem_run.estimate(nodes=1, cells=0, nodes_per_cell=1, steps=steps, row_bytes=row_bytes)
+    try:
+        fem_run.check_resources(est, force=force)
+    except BadInput:
+        count = (f"{steps:,.0f}" if steps < 1e18 else f"{steps:.3g}") if math.isfinite(steps) else "over 1e308"
+        if est.steps > fem_run.MAX_STEPS:
+            raise BadInput(f"{what} needs {count} {unit}, more than the limit of {fem_run.MAX_STEPS:,} "
+                           f"({remedy}, or --force)") from None
+        raise BadInput(f"{what} needs {count} {unit} and about {_size(est.memory)} of memory, more than "
+                       f"the {_size(fem_run.available_memory())} available ({remedy}, or --force)") from None
+    return est
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "kB", "MB", "GB", "TB"):
+        if n < 1000 or unit == "TB":
+            return f"{n:.3g} {unit}"
+        n /= 1000.0
+    return f"{n:.3g} PB"
+
+
+def start_run(out: Path, case: str, script: str, argv, configuration: str, parameters: dict,
+              t_end: float | None, quiet: bool) -> fem_run.Run:
+    """:func:`fem.run.prepare_output` then :meth:`fem.run.Run.start` (summary.json 'running')."""
+    fem_run.prepare_output(out)
+    return fem_run.Run.start(out, case, fem_run.command_line(script, argv), configuration, parameters,
+                             t_end=t_end, quiet=quiet)
 
 
 # ------------------------------------------------------------------------------ checks
 def check(quantity: str, value: float | None, reference: float, tolerance: float | None = None,
           source: str = "", aster_value: float | None = None, note: str = "") -> dict:
     """One row of ``checks``. rel_error = |value - reference| / |reference| (absolute error when
-    the reference is 0); passed = rel_error <= tolerance (None without a tolerance or a value)."""
+    the reference is 0); passed = rel_error <= tolerance (None without a tolerance or a value: a
+    row shown for information, without a verdict)."""
     if value is None or not math.isfinite(value):
         rel = None
     else:
@@ -116,7 +155,8 @@ def _fmt(x, width: int, spec: str) -> str:
 
 
 def print_checks(checks: Sequence[dict]) -> None:
-    """The checks as a table: value, reference, relative error, tolerance, verdict, Code_Aster's value."""
+    """The checks as a table: value, reference, relative error, tolerance, verdict (``-``: no
+    verdict, the row is for information), Code_Aster's value."""
     qw = max(len("quantity"), *(len(c["quantity"]) for c in checks)) if checks else 8
     print(f"{'quantity':{qw}s} {'this code':>15s} {'reference':>15s} {'rel. err':>9s} {'tol':>7s} {'ok':>4s}"
           f" {'Code_Aster':>15s}  source")
@@ -128,27 +168,10 @@ def print_checks(checks: Sequence[dict]) -> None:
 
 
 # ------------------------------------------------------------------------------ output
-def _jsonable(x):
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, (np.floating, float)):
-        x = float(x)
-        return x if math.isfinite(x) else None
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, np.bool_):
-        return bool(x)
-    if isinstance(x, np.ndarray):
-        return _jsonable(x.tolist())
-    return x
-
-
 def write_json(path: Path, data: dict) -> None:
-    """``data`` as indented JSON (numpy scalars converted; NaN and infinities as null)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(_jsonable(data), indent=2, allow_nan=False) + "\n")
+    """``data`` as indented JSON, replaced atomically (:func:`fem.run.write_json`: numpy scalars
+    converted, NaN and infinities written as null)."""
+    fem_run.write_json(path, data)
 
 
 def crossing(t0: float, t1: float, f0: float, f1: float, level: float = 0.0) -> float:
@@ -160,8 +183,9 @@ def crossing(t0: float, t1: float, f0: float, f1: float, level: float = 0.0) -> 
 
 def record_run(steps, row_of, columns: Sequence[str], history: Path | None):
     """Run a step generator, one row per step from ``row_of(step_result)`` (a tuple in the order of
-    ``columns``), written to the CSV ``history`` as it goes when given. Returns the rows, the Newton
-    iterations, the sub-steps and the wall time [s]."""
+    ``columns``), written to the CSV ``history`` as it goes when given (each line flushed: a run
+    stopped by a failure or a signal leaves every converged step on disk). Returns the rows, the
+    Newton iterations, the sub-steps and the wall time [s]."""
     writer = HistoryWriter(history, columns) if history is not None else None
     rows, iterations, substeps = [], 0, 0
     t0 = time.perf_counter()

@@ -27,36 +27,56 @@ d  c + AMOR_NOR = 10, AMOR_FL = 5, AMOR_POST_FL = [5, 5, 5, 5] N s/m, CRIT_AMOR 
 Time stepping: Newmark average acceleration, step --dt, with a finer step --dt-fine inside
 --fine-window (default around the buckling instant of a and b, where the force of a zero-length
 fall jumps from F_crit to F_post: the trapezoidal rule averages the jump over one step, an energy
-error up to (F_crit - F_post) v dt / 2). Newton stops on an absolute residual (RESI_GLOB_MAXI),
-see ``newton_settings``.
+error up to (F_crit - F_post) v dt / 2; with other parameters the default window moves with the
+closed-form buckling instant). Newton stops on an absolute residual (RESI_GLOB_MAXI), see
+``newton_settings``.
 
-Outputs in --out (default results/sdnd105<modeling>): history.csv (t, displacement and velocity
-of the masses, penetration, force, max and residual crush, energies), summary.json (t_buckle,
-max_compression, residual_crush, rebound_velocity, checks against the references), sdnd105.png
-(force vs penetration with the law's envelope; displacement vs time). A table of results against
-references is printed.
+Configuration and references: the run is 'benchmark' when the mass, v0 and every law parameter are
+the modeling's (whatever dt, the window, t_end or CRIT_AMOR), and is then checked against the
+references below (events after --t-end left out, listed in ``references_left_out``). Otherwise it is
+'custom': Code_Aster's values are not graded; without damping every quantity is checked against the
+closed form for the run's own parameters (:class:`ClosedForm`: energy balance to the maximum crush,
+harmonic unloading, with the modeling's tolerances); with damping (d) there is no closed form and no
+check.
 
-Run:  python cases/sdnd105.py --modeling c [--dt 1e-3] [--out DIR] [--help for every parameter]
+Outputs in --out (default results/sdnd105<modeling>; an earlier run's files are removed first):
+history.csv (t, displacement and velocity of the masses, penetration, force, max and residual crush,
+energies, written as the run goes), summary.json (fem.run header: status, configuration, command,
+version, parameters; then t_buckle, max_compression, residual_crush, rebound_velocity, checks),
+sdnd105.png (force vs penetration with the law's envelope; displacement vs time). A table of
+results against references is printed. Exit codes: fem.run (2: bad input, one line naming the flag;
+1: Newton failed, history on disk; 130/143: interrupted).
+
+Run:  python cases/sdnd105.py --modeling c [--dt 1e-3] [--out DIR] [--quiet] [--force] [--help for every
+      parameter]
 """
 from __future__ import annotations
 
-import argparse
-import json
 import math
+import re
 import sys
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+from scipy.integrate import quad
+from scipy.optimize import brentq
 
-from contact.buckling import BucklingLaw, BucklingShocks, node_pairs
-from contact.zone import RigidPlane, node_zone
-from fem.dynamics import ConvergenceError, NewtonSettings, Phase, State, run_phases
-from fem.loads import ImposedDisplacement
-from fem.mesh import Mesh
-from fem.model import Model
-from fem.recorder import NodeProbe, RunRecorder
-from fem.schemes import Newmark
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:  # shared one-dof helpers, also when this file is loaded by path
+    sys.path.append(_HERE)
+
+from one_dof_common import check_budget, parser, start_run, validate  # noqa: E402
+
+from contact.buckling import BucklingLaw, BucklingShocks, node_pairs  # noqa: E402
+from contact.zone import RigidPlane, node_zone  # noqa: E402
+from fem.dynamics import NewtonSettings, Phase, State, run_phases  # noqa: E402
+from fem.loads import ImposedDisplacement  # noqa: E402
+from fem.mesh import Mesh  # noqa: E402
+from fem.model import Model  # noqa: E402
+from fem.recorder import NodeProbe, RunRecorder  # noqa: E402
+from fem.run import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
+from fem.schemes import Newmark  # noqa: E402
 
 MODELINGS = ("a", "b", "c", "d")
 T_RETURN = math.pi / 6 + 2 * math.sqrt(3.0) + (math.pi + 6) / math.sqrt(2.0)  # a, b: back at x = 0
@@ -163,14 +183,147 @@ def references(config: Sdnd105Config) -> list[Reference]:
     return []
 
 
-def check(value: float, ref: Reference) -> dict:
+def check(value: float | None, ref: Reference, note: str = "") -> dict:
     """A check row: rel_error is |value - ref| / |ref| (absolute error when the reference is 0,
-    Code_Aster's ABSOLU criterion)."""
-    err = abs(value - ref.value)
-    rel = err / abs(ref.value) if ref.value != 0 else err
-    return {"quantity": ref.quantity, "value": value, "reference": ref.value, "rel_error": rel,
-            "tolerance": ref.tolerance, "criterion": ref.criterion, "passed": bool(rel <= ref.tolerance),
-            "source": ref.source, "aster_value": ref.aster_value}
+    Code_Aster's ABSOLU criterion); passed is None when there is no value to grade."""
+    if value is None or not math.isfinite(value):
+        rel, passed = None, None
+    else:
+        err = abs(value - ref.value)
+        rel = err / abs(ref.value) if ref.value != 0 else err
+        passed = bool(rel <= ref.tolerance)
+    row = {"quantity": ref.quantity, "value": value, "reference": ref.value, "rel_error": rel,
+           "tolerance": ref.tolerance, "criterion": ref.criterion, "passed": passed,
+           "source": ref.source, "aster_value": ref.aster_value}
+    if note:
+        row["note"] = note
+    return row
+
+
+# ------------------------------------------------------------------------------ closed form
+@dataclass(frozen=True)
+class ClosedForm:
+    """The undamped motion for any parameters (the analytic chain of the reference, generalised).
+
+    Relative coordinate p (the penetration; b: the relative crush of the two masses, reduced mass
+    M/2 and approach speed 2 v0), energy E = mu V^2 / 2:
+
+    * elastic until p1 = F_crit/K: p = (V/w) sin(w t), w = sqrt(K/mu); buckling at
+      t_buckle = asin(p1 w / V)/w when V/w > p1 (else no buckling: p_max = V/w, elastic bounce);
+    * loading on the envelope to p_max with envelope_work(p_max) = E (energy balance), the time to
+      it by quadrature of dp / v(p) on each linear piece of the envelope;
+    * unloading on the line of stiffness k_u(p_max) to the residual crush r(p_max): a quarter
+      period pi/(2 w_u), w_u = sqrt(k_u/mu), leaving at V_r = (p_max - r) w_u (the released
+      energy); then free flight, back at x = 0 (a, b) r/V_r later.
+
+    Per-mass values (``share`` = 1/2 for b) are what the summary reports. With damping there is
+    no closed form (``applies`` is False).
+    """
+
+    config: Sdnd105Config
+
+    @property
+    def applies(self) -> bool:
+        law = self.config.law()
+        return law.damping == 0 and not np.any(law.damping_table > 0)
+
+    @property
+    def share(self) -> float:
+        return 0.5 if self.config.two_masses else 1.0
+
+    @property
+    def reduced_mass(self) -> float:
+        return self.config.mass * self.share
+
+    @property
+    def approach_speed(self) -> float:
+        return self.config.v0 / self.share
+
+    def solve(self) -> dict:
+        """t_buckle (None without buckling), max_compression, residual_crush, rebound speed (per
+        mass), the instants of the maximum, of separation and of the return to x = 0 [s]."""
+        law, mu, V = self.config.law(), self.reduced_mass, self.approach_speed
+        energy = 0.5 * mu * V * V
+        K, p1 = law.stiffness, law.p1
+        w = math.sqrt(K / mu)
+        force = lambda p: float(law.envelope(p)[0])  # noqa: E731
+        if V / w <= p1:
+            t_buckle, p_max, t_max = None, V / w, 0.5 * math.pi / w
+        else:
+            t_buckle = math.asin(p1 * w / V) / w
+            hi = law.d1 + energy / law.post_force + p1  # envelope_work(hi) > energy
+            p_max = brentq(lambda p: float(law.envelope_work(p)) - energy, p1, hi, xtol=1e-14 * hi, rtol=1e-15)
+            edges = [p1, *sorted({b for b in (law.d0, law.d1) if p1 < b < p_max}), p_max]
+            t_max = t_buckle
+            for a, b in zip(edges[:-1], edges[1:]):
+                if b < p_max:  # speed bounded away from 0
+                    t_max += quad(lambda p: 1.0 / math.sqrt(max(V * V - 2 * float(law.envelope_work(p)) / mu,
+                                                                1e-300)), a, b, epsabs=0.0, epsrel=1e-12)[0]
+                else:  # p = p_max - s^2 on a linear piece: v = s sqrt((F(p) + F(p_max))/mu), no singularity
+                    t_max += quad(lambda s: 2.0 / math.sqrt((force(p_max - s * s) + force(p_max)) / mu), 0.0,
+                                  math.sqrt(p_max - a), epsabs=0.0, epsrel=1e-12)[0]
+        r = float(law.residual(p_max)[0])
+        w_u = math.sqrt(float(law.unloading_stiffness(p_max)) / mu)
+        t_sep = t_max + 0.5 * math.pi / w_u
+        v_r = (p_max - r) * w_u
+        return {"t_buckle": t_buckle, "max_compression": self.share * p_max, "residual_crush": self.share * r,
+                "rebound_speed": self.share * v_r, "max_compression_time": t_max, "separation_time": t_sep,
+                "return_time": t_sep + r / v_r, "unloading_omega": w_u}
+
+    @staticmethod
+    def velocity(solution: dict, t: float) -> float | None:
+        """Velocity of mass N02 at t >= the maximum compression (None before it): harmonic
+        unloading, then free flight at the rebound speed (moving back: negative)."""
+        t_max = solution["max_compression_time"]
+        if t < t_max:
+            return None
+        phase = min(solution["unloading_omega"] * (t - t_max), 0.5 * math.pi)
+        return -solution["rebound_speed"] * math.sin(phase)
+
+
+def closed_form_checks(config: Sdnd105Config, summary: dict, solution: dict) -> tuple[list[dict], list[str]]:
+    """Checks of a custom configuration against the closed form for its own parameters, for the
+    quantities the modeling's references test and the run covers (tolerances of the modeling's
+    references). Returns the rows and notes on the quantities left out."""
+    tolerances = {r.quantity: (r.tolerance, r.criterion) for r in references(default_config(config.modeling))}
+    source = "closed form, this run's parameters"
+    t_end = config.t_end * (1 + 1e-12)
+    rows, notes = [], []
+
+    def add(quantity, reference, note=""):
+        tol, criterion = tolerances.get(quantity, (1e-3, "RELATIF"))
+        rows.append(check(summary.get(quantity), Reference(quantity, reference, tol, criterion, source), note))
+
+    if "t_buckle" in tolerances:
+        if solution["t_buckle"] is None:
+            notes.append("t_buckle: the element does not buckle (V/w <= F_crit/K)")
+        elif solution["t_buckle"] <= t_end:
+            add("t_buckle", solution["t_buckle"])
+    if solution["max_compression_time"] <= t_end:
+        add("max_compression", solution["max_compression"])
+        add("residual_crush", solution["residual_crush"])
+    else:
+        notes.append(f"max_compression, residual_crush: the maximum comes at {solution['max_compression_time']:.6g} s, "
+                     "after --t-end")
+    v = ClosedForm.velocity(solution, config.t_end)
+    if v is not None and abs(v) >= 0.5 * solution["rebound_speed"]:
+        add("rebound_velocity", v, note=f"velocity at --t-end = {config.t_end:g} s"
+            + ("" if config.t_end >= solution["separation_time"] else
+               f" (still unloading: the mass leaves at {solution['separation_time']:.6g} s)"))
+    elif v is None:
+        notes.append(f"rebound_velocity: --t-end is before the maximum compression "
+                     f"({solution['max_compression_time']:.6g} s)")
+    else:
+        notes.append("rebound_velocity: at --t-end the unloading has just begun (velocity below half the rebound "
+                     f"speed; the mass leaves the element at {solution['separation_time']:.6g} s)")
+    if "dx_at_return_time" in tolerances:
+        if "dx_at_return_time" in summary:
+            add("dx_at_return_time", 0.0,
+                note=f"DX(N02) at the closed-form return time {solution['return_time']:.10g} s")
+        else:
+            notes.append(f"dx_at_return_time: the mass is back at x = 0 at {solution['return_time']:.6g} s, after "
+                         "--t-end")
+    return rows, notes
 
 
 # ------------------------------------------------------------------------------ model
@@ -184,16 +337,22 @@ def newton_settings(config: Sdnd105Config) -> NewtonSettings:
     return NewtonSettings(rela=None, maxi=max(1e-9 * config.f_crit, noise), max_iterations=30)
 
 
-def phases(config: Sdnd105Config) -> list[Phase]:
-    """Coarse / fine / coarse phases (the fine window clipped to the run)."""
-    groups = ("N02", "N03") if config.two_masses else ("N02",)
-    kw = dict(scheme=Newmark(), constraints=tuple(ImposedDisplacement(g, "y") for g in groups),
-              newton=newton_settings(config))
+def spans(config: Sdnd105Config) -> list[tuple[str, float, float, float]]:
+    """(name, t_start, t_end, dt) of the coarse / fine / coarse phases (the fine window clipped to
+    the run; none when T1 <= T0)."""
     t0, t1 = (max(0.0, config.fine_window[0]), min(config.t_end, config.fine_window[1]))
     cuts = [(0.0, t0, config.dt), (t0, t1, config.dt_fine), (t1, config.t_end, config.dt)] if t1 > t0 else \
         [(0.0, config.t_end, config.dt)]
     names = ("coarse-1", "fine", "coarse-2") if len(cuts) == 3 else ("run",)
-    return [Phase(n, a, b, dt, **kw) for n, (a, b, dt) in zip(names, cuts) if b > a]
+    return [(n, a, b, dt) for n, (a, b, dt) in zip(names, cuts) if b > a]
+
+
+def phases(config: Sdnd105Config) -> list[Phase]:
+    """Coarse / fine / coarse phases (:func:`spans`)."""
+    groups = ("N02", "N03") if config.two_masses else ("N02",)
+    kw = dict(scheme=Newmark(), constraints=tuple(ImposedDisplacement(g, "y") for g in groups),
+              newton=newton_settings(config))
+    return [Phase(n, a, b, dt, **kw) for n, a, b, dt in spans(config)]
 
 
 def build(config: Sdnd105Config):
@@ -278,8 +437,13 @@ def simulate(config: Sdnd105Config, out: Path | None = None) -> Sdnd105Result:
 def _summarise(config: Sdnd105Config, h: dict[str, np.ndarray], term: BucklingShocks, stats: dict) -> dict:
     s = term.buckling_state()
     share = 0.5 if config.two_masses else 1.0  # b: each mass takes half of the relative crush
+    changed = departures(config)
+    closed = ClosedForm(config)
+    solution = closed.solve() if closed.applies else None
     summary = {
         "modeling": config.modeling,
+        "benchmark_parameters": not changed,
+        "departures": changed,
         "t_buckle": float(s.t_buckle[0]),
         "max_compression": share * float(s.max_crush[0]),
         "residual_crush": share * float(s.residual_crush[0]),
@@ -291,19 +455,87 @@ def _summarise(config: Sdnd105Config, h: dict[str, np.ndarray], term: BucklingSh
         summary.update(relative_max_compression=float(s.max_crush[0]),
                        relative_residual_crush=float(s.residual_crush[0]),
                        symmetry_error=float(np.max(np.abs(h["ux_N02"] + h["ux_N03"]))))
-    if h["t"][-1] >= T_RETURN:
-        summary["dx_at_return_time"] = _hermite_at(h["t"], h["ux_N02"], h["vx_N02"], T_RETURN)
+    # the benchmark's return instant t0 (Code_Aster's), or the closed form's for other parameters
+    return_time = T_RETURN if not changed or solution is None else solution["return_time"]
+    if config.modeling in ("a", "b") and h["t"][-1] >= return_time * (1 - 1e-12):
+        summary["dx_at_return_time"] = _hermite_at(h["t"], h["ux_N02"], h["vx_N02"], min(return_time, h["t"][-1]))
+        summary["return_time"] = return_time
     ke0 = 0.5 * config.mass * config.v0**2 * (2 if config.two_masses else 1)
     ke = 0.5 * config.mass * (h["vx_N02"][-1] ** 2 + (h["vx_N03"][-1] ** 2 if config.two_masses else 0.0))
     summary["energy"] = {"initial_kinetic": ke0, "final_kinetic": ke,
                          "law_work": float(h["term_work"][-1]),
                          "law_envelope_work_to_max": float(term.law.envelope_work(s.max_crush[0])),
                          "law_released_energy": float(term.law.released_energy(s.max_crush[0]))}
-    refs = references(config) if config == _reference_config(config) else []
-    summary["checks"] = [check(summary[r.quantity], r) for r in refs if r.quantity in summary]
+    if solution is not None:
+        summary["closed_form"] = solution
+    if not changed:
+        summary["references"] = "the benchmark's references (Code_Aster sdnd105 tests and the derived values)"
+        rows, notes = [], []
+        for r in references(config):
+            why = _left_out(r.quantity, config, solution, summary)
+            if why:
+                notes.append(f"{r.quantity}: {why}")
+            else:
+                rows.append(check(summary[r.quantity], r))
+    elif solution is not None:
+        summary["references"] = ("the closed form for this run's parameters (Code_Aster's values apply to the "
+                                 "benchmark's only)")
+        rows, notes = closed_form_checks(config, summary, solution)
+    else:
+        summary["references"] = ("none: with damping there is no closed form, and Code_Aster's values apply to the "
+                                 "benchmark's parameters only")
+        rows, notes = [], []
+    summary["checks"] = rows
+    summary["references_left_out"] = notes
+    summary["all_passed"] = all(c["passed"] is not False for c in rows)
     summary["config"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()}
     summary["run"] = stats
     return summary
+
+
+def _left_out(quantity: str, config: Sdnd105Config, solution: dict | None, summary: dict) -> str:
+    """Why a benchmark reference does not apply to this run (an event after --t-end), or ''."""
+    t_end = config.t_end * (1 + 1e-12)
+    if quantity == "dx_at_return_time":
+        return "" if quantity in summary else f"the return instant {T_RETURN:.6g} s is after --t-end"
+    if solution is None:  # d: Code_Aster's values at the end of its run, 9 s
+        if quantity == "rebound_velocity" and not math.isclose(config.t_end, 9.0, rel_tol=1e-12):
+            return "Code_Aster's value is the velocity at 9 s; --t-end differs"
+        if quantity == "residual_crush" and t_end < 9.0:
+            return "Code_Aster's value is the residual crush at 9 s, after --t-end"
+        return ""
+    due = {"t_buckle": solution["t_buckle"] or 0.0, "max_compression": solution["max_compression_time"],
+           "residual_crush": solution["max_compression_time"],
+           "rebound_velocity": 9.0 if config.modeling == "c" else solution["separation_time"]}
+    if quantity in due and due[quantity] > t_end:
+        return f"the event comes at {due[quantity]:.6g} s, after --t-end"
+    return ""
+
+
+#: the flags of the parameters that make the physical problem (crit_amor aside: d has references
+#: for both criteria, and it changes nothing without damping)
+PHYSICS_FLAGS = {"mass": "--mass", "v0": "--v0", "kn": "--kn", "f_crit": "--f-crit", "f_post": "--f-post",
+                 "plateau": "--plateau", "fall": "--fall", "depl_post": "--depl-post", "rigi_post": "--rigi-post",
+                 "amor_nor": "--amor-nor", "amor_fl": "--amor-fl", "amor_post": "--amor-post"}
+
+
+def _physics(config: Sdnd105Config) -> dict:
+    """The physical parameters with the law's defaults resolved (AMOR_FL = AMOR_NOR, ...)."""
+    law = config.law()
+    return {"mass": (config.mass,), "v0": (config.v0,), "kn": (law.stiffness,), "f_crit": (law.critical_force,),
+            "f_post": (law.post_force,), "plateau": (law.plateau,), "fall": (law.fall,),
+            "depl_post": tuple(law.post_displacements), "rigi_post": tuple(law.post_stiffnesses),
+            "amor_nor": (law.damping,), "amor_fl": (float(law.damping_table[0]),),
+            "amor_post": tuple(float(x) for x in law.damping_table[1:])}
+
+
+def departures(config: Sdnd105Config) -> list[str]:
+    """Flags whose value makes the run differ physically from the modeling's benchmark (empty: the
+    benchmark's problem, whatever dt, the fine window, t_end or CRIT_AMOR)."""
+    mine, ref = _physics(config), _physics(default_config(config.modeling))
+    return [PHYSICS_FLAGS[k] for k in PHYSICS_FLAGS
+            if len(mine[k]) != len(ref[k])
+            or not all(math.isclose(a, b, rel_tol=1e-12, abs_tol=0.0) for a, b in zip(mine[k], ref[k]))]
 
 
 def _reference_config(config: Sdnd105Config) -> Sdnd105Config:
@@ -317,35 +549,52 @@ def _reference_config(config: Sdnd105Config) -> Sdnd105Config:
 # ------------------------------------------------------------------------------ command line
 KEYWORD_FLAGS = {"RIGI_NOR": "--kn", "FNOR_CRIT": "--f-crit", "FNOR_POST_FL": "--f-post", "LARG_PLAT": "--plateau",
                  "ENFO_FL": "--fall", "DEPL_POST_FL": "--depl-post", "RIGI_POST_FL": "--rigi-post",
-                 "AMOR_NOR": "--amor-nor", "AMOR_FL": "--amor-fl", "AMOR_POST_FL": "--amor-post"}
+                 "AMOR_NOR": "--amor-nor", "AMOR_FL": "--amor-fl", "AMOR_POST_FL": "--amor-post",
+                 "CRIT_AMOR": "--crit-amor"}
+_KEYWORD = re.compile(r"\b(" + "|".join(KEYWORD_FLAGS) + r")\b( \()?")
 
 
-def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def law_message(message: str) -> str:
+    """A BucklingLaw message in the command line's terms: each Code_Aster keyword becomes its flag,
+    the keyword kept in parentheses (``RIGI_NOR (normal stiffness) must be ...`` ->
+    ``--kn (RIGI_NOR, normal stiffness) must be ...``)."""
+    def flag(match):
+        key = match.group(1)
+        return f"{KEYWORD_FLAGS[key]} ({key}, " if match.group(2) else f"{KEYWORD_FLAGS[key]} ({key})"
+    return _KEYWORD.sub(flag, message)
+
+
+def parse_args(argv=None):
+    """The command line (:class:`fem.run.CaseParser`: a bad flag or value raises fem.run.BadInput)."""
+    p = parser("sdnd105.py", __doc__)
     p.add_argument("--modeling", choices=MODELINGS, default="a", help="SDND105 modeling (default a)")
-    p.add_argument("--out", type=Path, default=None, help="output folder (default results/sdnd105<modeling>)")
-    p.add_argument("--mass", type=float, help="mass of each body [kg]")
-    p.add_argument("--v0", type=float, help="initial velocity toward the wall [m/s] (b: +v0 and -v0)")
-    p.add_argument("--kn", type=float, help="RIGI_NOR [N/m]")
-    p.add_argument("--f-crit", type=float, help="FNOR_CRIT [N]")
-    p.add_argument("--f-post", type=float, help="FNOR_POST_FL [N]")
-    p.add_argument("--plateau", type=float, help="LARG_PLAT [m]")
-    p.add_argument("--fall", type=float, help="ENFO_FL [m]")
-    p.add_argument("--depl-post", type=float, nargs="*", help="DEPL_POST_FL [m] (residual crushes)")
-    p.add_argument("--rigi-post", type=float, nargs="*", help="RIGI_POST_FL [N/m]")
-    p.add_argument("--amor-nor", type=float, help="AMOR_NOR [N s/m]")
-    p.add_argument("--amor-fl", type=float, help="AMOR_FL [N s/m] (default AMOR_NOR)")
-    p.add_argument("--amor-post", type=float, nargs="*", help="AMOR_POST_FL [N s/m] (default AMOR_FL)")
+    p.add_argument("--out", type=Path, default=None,
+                   help="output folder (default results/sdnd105<modeling>); an earlier run's files in it are "
+                        "removed first")
+    p.add_argument("--mass", type=finite, help="mass of each body [kg]")
+    p.add_argument("--v0", type=finite, help="initial velocity toward the wall [m/s] (b: +v0 and -v0)")
+    p.add_argument("--kn", type=finite, help="RIGI_NOR [N/m]")
+    p.add_argument("--f-crit", type=finite, help="FNOR_CRIT [N]")
+    p.add_argument("--f-post", type=finite, help="FNOR_POST_FL [N]")
+    p.add_argument("--plateau", type=finite, help="LARG_PLAT [m]")
+    p.add_argument("--fall", type=finite, help="ENFO_FL [m]")
+    p.add_argument("--depl-post", type=finite, nargs="*", help="DEPL_POST_FL [m] (residual crushes)")
+    p.add_argument("--rigi-post", type=finite, nargs="*", help="RIGI_POST_FL [N/m]")
+    p.add_argument("--amor-nor", type=finite, help="AMOR_NOR [N s/m]")
+    p.add_argument("--amor-fl", type=finite, help="AMOR_FL [N s/m] (default AMOR_NOR)")
+    p.add_argument("--amor-post", type=finite, nargs="*", help="AMOR_POST_FL [N s/m] (default AMOR_FL)")
     p.add_argument("--crit-amor", choices=("INCLUS", "EXCLUS"), help="CRIT_AMOR")
-    p.add_argument("--dt", type=float, help="time step [s]")
-    p.add_argument("--dt-fine", type=float, help="time step inside the fine window [s]")
-    p.add_argument("--fine-window", type=float, nargs=2, metavar=("T0", "T1"),
-                   help="window of the fine step [s] (T1 <= T0: none)")
-    p.add_argument("--t-end", type=float, help="end of the run [s]")
+    p.add_argument("--dt", type=finite, help="time step [s]")
+    p.add_argument("--dt-fine", type=finite, help="time step inside the fine window [s]")
+    p.add_argument("--fine-window", type=finite, nargs=2, metavar=("T0", "T1"),
+                   help="window of the fine step [s] (T1 <= T0: none; default a, b: around the buckling "
+                        "instant, moved with it when the parameters are not the benchmark's)")
+    p.add_argument("--t-end", type=finite, help="end of the run [s]")
+    add_run_flags(p)
     return p.parse_args(argv)
 
 
-def config_from_args(args: argparse.Namespace) -> Sdnd105Config:
+def config_from_args(args) -> Sdnd105Config:
     cfg = default_config(args.modeling)
     names = {"mass": "mass", "v0": "v0", "kn": "kn", "f_crit": "f_crit", "f_post": "f_post", "plateau": "plateau",
              "fall": "fall", "amor_nor": "amor_nor", "amor_fl": "amor_fl", "crit_amor": "crit_amor", "dt": "dt",
@@ -359,48 +608,69 @@ def config_from_args(args: argparse.Namespace) -> Sdnd105Config:
     return replace(cfg, **changes)
 
 
+def check_input(config: Sdnd105Config) -> None:
+    """Refuse impossible values (fem.run.BadInput, the message in the flags' own names and units;
+    the law's own checks are re-worded with the flags)."""
+    validate([("--mass", config.mass, ">0", "kg"), ("--v0", config.v0, ">0", "m/s (toward the wall)"),
+              ("--dt", config.dt, ">0", "s"), ("--dt-fine", config.dt_fine, ">0", "s"),
+              ("--t-end", config.t_end, ">0", "s")])
+    try:
+        config.law()
+    except ValueError as err:
+        raise BadInput(law_message(str(err))) from None
+    closed = ClosedForm(config)
+    if closed.applies:
+        try:
+            solution = closed.solve()
+            ok = all(math.isfinite(x) for x in solution.values() if x is not None)
+        except (ValueError, ArithmeticError, RuntimeError):
+            ok = False
+        if not ok:
+            raise BadInput("--mass, --v0 and the law's flags: the closed-form motion (energy balance, crush, "
+                           "rebound) overflows or cannot be solved in double precision for these values")
+
+
+def centre_window(config: Sdnd105Config) -> Sdnd105Config:
+    """The default fine window of a and b moved with the closed-form buckling instant when the
+    parameters are not the benchmark's (the window brackets pi/6 for the benchmark's)."""
+    if config.modeling not in ("a", "b") or not departures(config):
+        return config
+    closed = ClosedForm(config)
+    t_buckle = closed.solve()["t_buckle"] if closed.applies else None
+    if t_buckle is None:
+        return config
+    shift = t_buckle - math.pi / 6
+    return replace(config, fine_window=(config.fine_window[0] + shift, config.fine_window[1] + shift))
+
+
 def main(argv=None) -> int:
-    try:
-        args = parse_args(argv)
-    except SystemExit as exc:  # argparse: --help (0) or a usage error (2, message printed)
-        return int(exc.code or 0)
+    """Run SDND105 (exit codes: fem.run.execute)."""
+    return execute(_main, argv)
+
+
+def _main(argv) -> int:
+    args = parse_args(argv)
+    config = config_from_args(args)
+    check_input(config)
+    if args.fine_window is None:
+        config = centre_window(config)
+    cuts = spans(config)
+    fine = f" (--dt-fine {config.dt_fine:g} s in --fine-window)" if len(cuts) > 1 or cuts[0][0] == "fine" else ""
+    check_budget(count_steps([(a, b, dt) for _, a, b, dt in cuts]), 2000.0, args.force,
+                 f"--dt {config.dt:g} s{fine} to --t-end {config.t_end:g} s",
+                 "a larger --dt" + (" or --dt-fine, a shorter --t-end or --fine-window" if fine else
+                                    " or a shorter --t-end"))
     out = args.out if args.out is not None else Path(f"results/sdnd105{args.modeling}")
-    try:
-        config = config_from_args(args)
-        for flag, value, unit in (("--mass", config.mass, "kg"), ("--dt", config.dt, "s"),
-                                  ("--dt-fine", config.dt_fine, "s"), ("--t-end", config.t_end, "s")):
-            if not (math.isfinite(value) and value > 0):
-                raise ValueError(f"{flag} must be > 0 {unit}, got {value:g}")
-        if not math.isfinite(config.v0):
-            raise ValueError(f"--v0 must be finite, got {config.v0:g}")
-        build(config)  # validates the law (messages name the Code_Aster keyword)
-        phases(config)
-    except ValueError as err:  # BucklingLaw, ContactError, Phase and Model errors are ValueErrors
-        flags = [f for k, f in KEYWORD_FLAGS.items() if k in str(err)]
-        print(f"error: {err}" + (f" (command line: {', '.join(flags)})" if flags else ""), file=sys.stderr)
-        return 2
-    try:
-        result = simulate(config, out)
-    except ConvergenceError as err:
-        print(f"error: {err}\nresults up to the failure are in {out}", file=sys.stderr)
-        return 1
-    summary = result.summary
-    (out / "summary.json").write_text(json.dumps(_json_safe(summary), indent=2))
+    parameters = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()}
+    record = start_run(out, f"sdnd105{args.modeling}", "cases/sdnd105.py", argv,
+                       "custom" if departures(config) else "benchmark", parameters, t_end=config.t_end,
+                       quiet=args.quiet)
+    result = simulate(config, out)
     _plot(result, out / "sdnd105.png")
+    result.summary.update(record.finish("complete", result.summary))
     _print_table(result)
     print(f"results: {out}/summary.json, history.csv, sdnd105.png")
     return 0
-
-
-def _json_safe(obj):
-    """NaN and infinities as null (strict JSON)."""
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
 
 
 def _print_table(result: Sdnd105Result) -> None:
@@ -408,18 +678,27 @@ def _print_table(result: Sdnd105Result) -> None:
     run = s.get("run", {})
     window = (f"{cfg.dt_fine:g} s in [{cfg.fine_window[0]:g}, {cfg.fine_window[1]:g}] s"
               if cfg.fine_window[1] > cfg.fine_window[0] else "no fine window")
-    print(f"SDND105 {cfg.modeling}: t = 0 -> {cfg.t_end:g} s, dt = {cfg.dt:g} s ({window}), "
-          f"{run.get('steps', '?')} steps, {run.get('newton_iterations', '?')} Newton iterations, "
+    configuration = s.get("configuration", "custom" if s["departures"] else "benchmark")
+    print(f"SDND105 {cfg.modeling} ({configuration} configuration): t = 0 -> {cfg.t_end:g} s, dt = {cfg.dt:g} s "
+          f"({window}), {run.get('steps', '?')} steps, {run.get('newton_iterations', '?')} Newton iterations, "
           f"{run.get('wall_s', float('nan')):.1f} s")
-    print(f"{'quantity':22s} {'this code':>16s} {'reference':>16s} {'error':>10s} {'tol':>8s}  ")
+    num = lambda x, w, spec: f"{'-':>{w}s}" if x is None else f"{x:{w}{spec}}"  # noqa: E731
+    print(f"{'quantity':22s} {'this code':>16s} {'reference':>16s} {'error':>10s} {'tol':>8s} {'ok':>4s}  "
+          f"{'Code_Aster':>16s}  (criterion; source)")
     for c in s["checks"]:
         kind = "abs" if c["criterion"] == "ABSOLU" else "rel"
-        print(f"{c['quantity']:22s} {c['value']:16.9g} {c['reference']:16.9g} {c['rel_error']:10.2e} "
-              f"{c['tolerance']:8.0e}  {'ok' if c['passed'] else 'FAIL'} ({kind}; {c['source']})")
+        ok = {True: "yes", False: "NO", None: "-"}[c["passed"]]
+        print(f"{c['quantity']:22s} {num(c['value'], 16, '.9g')} {c['reference']:16.9g} "
+              f"{num(c['rel_error'], 10, '.2e')} {c['tolerance']:8.0e} {ok:>4s}  "
+              f"{num(c['aster_value'], 16, '.9g')}  ({kind}; {c['source']})")
     shown = {c["quantity"] for c in s["checks"]}
     for key in ("t_buckle", "max_compression", "residual_crush", "rebound_velocity"):
         if key not in shown:
             print(f"{key:22s} {s[key]:16.9g} {'-':>16s}")
+    for note in s.get("references_left_out", []):
+        print(f"not checked: {note}")
+    if s["departures"]:
+        print(f"custom configuration ({', '.join(s['departures'])}): {s['references']}")
 
 
 def _plot(result: Sdnd105Result, path: Path) -> None:

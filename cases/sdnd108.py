@@ -53,14 +53,22 @@ at 1.0 s (1e-2) and 1.1 s (2e-2 a, 1e-2 b): the Code_Aster
 TEST_RESU references, tolerances and computed values (VALE_CALC, with alpha = -0.1) with the
 benchmark's parameters, the closed form otherwise (same tolerances).
 
-Outputs in --out: summary.json, history.csv (t, u, v, a, penetration, force, status, energy),
-sdnd108.png (DZ with the closed form, and the ground force, vs time).
+Configuration: 'benchmark' when m, k, c, h, V0, g are the modeling's and the detachment is at zero
+penetration (whatever the scheme, alpha, steps or t_end), else 'custom': the Code_Aster rows are
+dropped and DZ is checked against the closed form of the run's own parameters and detachment
+criterion. An HHT alpha in (-1, -1/3) runs with a warning line (first order, strong damping).
+
+Outputs in --out (an earlier run's files are removed first): summary.json (fem.run header: status,
+configuration, command, version, parameters; then the measurements and checks), history.csv (t, u,
+v, a, penetration, force, status, energy; written as the run goes), sdnd108.png (DZ with the closed
+form, and the ground force, vs time). Exit codes: fem.run (2: bad input, one line naming the flag;
+1: Newton failed, history on disk; 130/143: interrupted).
 
 Run:  python cases/sdnd108.py --modeling a|b [--scheme hht|average] [--alpha -0.1] [--dt DT]
-      [--zero-force-detachment] [--t-end 1.1] [--out results/sdnd108<modeling>] (--help for all)
+      [--zero-force-detachment] [--t-end 1.1] [--out results/sdnd108<modeling>] [--quiet] [--force]
+      (--help for all)
 """
 
-import argparse
 import functools
 import math
 import sys
@@ -75,13 +83,14 @@ _HERE = str(Path(__file__).resolve().parent)
 if _HERE not in sys.path:  # shared one-dof helpers, also when this file is loaded by path
     sys.path.append(_HERE)
 
-from one_dof_common import (NODE, all_passed, check, crossing, fail, parse, point_model,  # noqa: E402
-                            print_checks, record_run, validate, write_json)
+from one_dof_common import (NODE, all_passed, check, check_budget, crossing, departures,  # noqa: E402
+                            parser, point_model, print_checks, record_run, start_run, validate)
 
 from contact.penalty import ShockLaw, ShockSprings  # noqa: E402
 from contact.zone import RigidPlane, node_zone  # noqa: E402
-from fem.dynamics import ConvergenceError, Phase, State, run_phases  # noqa: E402
+from fem.dynamics import Phase, State, run_phases  # noqa: E402
 from fem.loads import Gravity, ImposedDisplacement  # noqa: E402
+from fem.run import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
 from fem.schemes import HHT, Newmark  # noqa: E402
 
 MODELINGS = ("a", "b")
@@ -366,63 +375,106 @@ def build_checks(run: Run, measured: dict, cf: Bounce, modeling: str, scheme: st
 
 # ------------------------------------------------------------------------------ command line
 def parse_args(argv=None):
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    """The command line (:class:`fem.run.CaseParser`: a bad flag or value raises fem.run.BadInput)."""
+    p = parser("sdnd108.py", __doc__)
     p.add_argument("--modeling", choices=MODELINGS, default="a", help="a: elastic ground; b: absorbing ground")
-    p.add_argument("--mass", type=float, default=1.0, help="mass m [kg]")
-    p.add_argument("--k", type=float, default=100.0, help="ground stiffness RIGI_NOR [N/m]")
-    p.add_argument("--c", type=float, default=None,
+    p.add_argument("--mass", type=finite, default=1.0, help="mass m [kg]")
+    p.add_argument("--k", type=finite, default=100.0, help="ground stiffness RIGI_NOR [N/m]")
+    p.add_argument("--c", type=finite, default=None,
                    help="ground damping AMOR_NOR [N s/m] (default: 0 for a, 5 for b)")
-    p.add_argument("--height", type=float, default=2.0, help="initial height above the ground, JEU [m]")
-    p.add_argument("--v0", type=float, default=-1.0, help="initial vertical velocity [m/s] (negative: downward)")
-    p.add_argument("--g", type=float, default=10.0, help="gravity [m/s^2] (acting downward)")
-    p.add_argument("--dt", type=float, default=None,
+    p.add_argument("--height", type=finite, default=2.0, help="initial height above the ground, JEU [m]")
+    p.add_argument("--v0", type=finite, default=-1.0, help="initial vertical velocity [m/s] (negative: downward)")
+    p.add_argument("--g", type=finite, default=10.0, help="gravity [m/s^2] (acting downward)")
+    p.add_argument("--dt", type=finite, default=None,
                    help="uniform time step [s] (default: Code_Aster's time list, see the description)")
-    p.add_argument("--t-end", type=float, default=1.1, help="end of the run [s]")
+    p.add_argument("--t-end", type=finite, default=1.1, help="end of the run [s]")
     p.add_argument("--scheme", choices=SCHEMES, default="hht",
                    help="hht: HHT with MODI_EQUI 'NON' (the reference); average: average acceleration")
-    p.add_argument("--alpha", type=float, default=-0.1,
-                   help="HHT alpha in (-1, 0] (Code_Aster default -0.1 since 2020, -0.3 before)")
+    p.add_argument("--alpha", type=finite, default=-0.1,
+                   help="HHT alpha in (-1, 0] (Code_Aster default -0.1 since 2020, -0.3 before); outside "
+                        "[-1/3, 0] the scheme is first order and damps strongly (a warning is printed)")
     p.add_argument("--zero-force-detachment", action="store_true",
                    help="the element lets go when K p + C p' = 0 (default: when the penetration returns to 0, "
                         "the damper may pull, as the reference assumes)")
-    p.add_argument("--out", type=Path, default=None, help="output folder (default results/sdnd108<modeling>)")
-    return parse(p, argv)
+    p.add_argument("--out", type=Path, default=None,
+                   help="output folder (default results/sdnd108<modeling>); an earlier run's files in it are "
+                        "removed first")
+    add_run_flags(p)
+    return p.parse_args(argv)
 
 
-def main(argv=None) -> int:
-    args, code = parse_args(argv)
-    if args is None:
-        return code
-    c = args.c if args.c is not None else BENCHMARK[args.modeling]["c"]
-    message = validate([
+def check_input(args, c: float) -> tuple[Bounce, list[tuple[float, float, float]], list[str]]:
+    """Refuse impossible values (fem.run.BadInput, the message in the flags' own names and units).
+    Returns the closed form of the run's parameters, the time steps as phases, and warnings (one
+    line each) for input that is usable but suspicious."""
+    validate([
         ("--mass", args.mass, ">0", "kg"), ("--k", args.k, ">0", "N/m"), ("--c", c, ">=0", "N s/m"),
         ("--height", args.height, ">0", "m"), ("--v0", args.v0, "finite", "m/s"), ("--g", args.g, ">0", "m/s^2"),
         ("--dt", args.dt, ">0", "s"), ("--t-end", args.t_end, ">0", "s"), ("--alpha", args.alpha, "finite", ""),
     ])
-    if message:
-        return fail(message)
-    if args.scheme == "hht" and not -1.0 < args.alpha <= 0.0:
-        return fail(f"--alpha must lie in (-1, 0] (Code_Aster's HHT convention), got {args.alpha:g}")
+    warnings = []
+    if args.scheme == "hht":
+        if not -1.0 < args.alpha <= 0.0:
+            raise BadInput(f"--alpha must lie in (-1, 0] (Code_Aster's HHT convention), got {args.alpha:g}")
+        if args.alpha < -1.0 / 3.0:
+            warnings.append(f"--alpha {args.alpha:g} is outside [-1/3, 0]: HHT is then first-order accurate and "
+                            "damps strongly (Code_Aster's default is -0.1)")
     if args.dt is not None and args.dt > args.t_end:
-        return fail(f"--dt ({args.dt:g} s) must not exceed --t-end ({args.t_end:g} s)")
-    params = dict(mass=args.mass, k=args.k, c=c, height=args.height, v0=args.v0, g=args.g)
-    cf = Bounce(**params, zero_force=args.zero_force_detachment)
+        raise BadInput(f"--dt ({args.dt:g} s) must not exceed --t-end ({args.t_end:g} s)")
+    physics = "--mass, --k, --c, --height, --v0, --g"
+    cf = Bounce(mass=args.mass, k=args.k, c=c, height=args.height, v0=args.v0, g=args.g,
+                zero_force=args.zero_force_detachment)
     try:
-        schedule = (uniform_schedule(args.dt, args.t_end) if args.dt is not None
-                    else reference_schedule(cf, args.modeling, args.t_end))
-    except ValueError as err:
-        return fail(str(err))
+        with np.errstate(all="ignore"):
+            derived = [cf.impact_speed, cf.fall_time, cf.omega, cf.zeta]
+            duration = cf.contact_duration
+    except (ValueError, ArithmeticError, RuntimeError):
+        derived = [math.inf]
+    if not all(math.isfinite(x) for x in derived) or cf.fall_time <= 0 or cf.omega <= 0 or \
+            (duration is not None and not math.isfinite(duration)):
+        raise BadInput(f"{physics}: the closed-form bounce (fall time, impact speed, ground frequency, detachment) "
+                       "overflows or cannot be solved in double precision for these values")
+    if args.dt is not None:
+        schedule = uniform_schedule(args.dt, args.t_end)
+    else:
+        try:
+            schedule = reference_schedule(cf, args.modeling, args.t_end)
+        except ValueError:
+            td = cf.detach_time
+            when = "never leaves the ground" if td is None else f"leaves the ground at {td:.6g} s"
+            raise BadInput(f"with these {physics} the mass lands at {cf.fall_time:.6g} s and {when}: Code_Aster's "
+                           "time list needs landing < detachment < 1.0 s; give --dt for uniform steps") from None
+    return cf, schedule, warnings
+
+
+def main(argv=None) -> int:
+    """Run SDND108 (exit codes: fem.run.execute)."""
+    return execute(_main, argv)
+
+
+def _main(argv) -> int:
+    args = parse_args(argv)
+    c = args.c if args.c is not None else BENCHMARK[args.modeling]["c"]
+    cf, schedule, warnings = check_input(args, c)
+    steps = "--dt {:g} s".format(args.dt) if args.dt is not None else "Code_Aster's time list"
+    check_budget(count_steps(schedule), 450.0, args.force, f"{steps} to --t-end {args.t_end:g} s",
+                 "a larger --dt or a shorter --t-end")
+    params = dict(mass=args.mass, k=args.k, c=c, height=args.height, v0=args.v0, g=args.g)
     ref = BENCHMARK[args.modeling]
-    benchmark = all(math.isclose(params[key], ref[key], rel_tol=1e-12, abs_tol=0.0) for key in ref)
+    changed = departures(params, ref) + (["--zero-force-detachment"] if args.zero_force_detachment else [])
+    benchmark = not changed
 
     out = args.out if args.out is not None else Path(f"results/sdnd108{args.modeling}")
-    out.mkdir(parents=True, exist_ok=True)
-    try:
-        run = simulate(**params, schedule=schedule, scheme=args.scheme, alpha=args.alpha,
-                       zero_force=args.zero_force_detachment, history=out / "history.csv")
-    except ConvergenceError as err:
-        print(f"error: {err}\nhistory up to the failure is in {out / 'history.csv'}", file=sys.stderr)
-        return 1
+    record = start_run(out, f"sdnd108{args.modeling}", "cases/sdnd108.py", argv,
+                       "benchmark" if benchmark else "custom",
+                       {"modeling": args.modeling, **params, "t_end": args.t_end, "dt": args.dt,
+                        "scheme": args.scheme, "alpha": args.alpha,
+                        "detachment": "zero force" if args.zero_force_detachment else "zero penetration"},
+                       t_end=args.t_end, quiet=args.quiet)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    run = simulate(**params, schedule=schedule, scheme=args.scheme, alpha=args.alpha,
+                   zero_force=args.zero_force_detachment, history=out / "history.csv")
     measured = measure(run, args.height, args.g, args.k, c, args.zero_force_detachment)
     u_at = {key: value_at(run, float(key)) for key in ("1.0", "1.1") if float(key) <= run.t[-1] + 1e-9}
     checks = build_checks(run, measured, cf, args.modeling, args.scheme, benchmark, uniform=args.dt is not None)
@@ -432,10 +484,12 @@ def main(argv=None) -> int:
               if args.scheme == "hht" else
               {"name": "average acceleration", "beta": 0.25, "gamma": 0.5})
     summary = {
-        "case": f"SDND108{args.modeling}",
-        "parameters": {**params, "t_end": args.t_end, "dt": args.dt,
-                       "detachment": "zero force" if args.zero_force_detachment else "zero penetration"},
         "benchmark_parameters": benchmark,
+        "departures": changed,
+        "references": (f"Code_Aster's TEST_RESU (sdnd108{args.modeling}.comm) and the closed form" if benchmark else
+                       "the closed form for this run's parameters and detachment criterion (Code_Aster's values "
+                       "apply to the benchmark's only)"),
+        "warnings": warnings,
         "scheme": scheme,
         "schedule": [{"t_start": a, "t_end": b, "dt": dt, "steps": int(round((b - a) / dt))}
                      for a, b, dt in schedule],
@@ -455,15 +509,15 @@ def main(argv=None) -> int:
         "checks": checks,
         "all_passed": all_passed(checks),
     }
-    write_json(out / "summary.json", summary)
     _plot(out / "sdnd108.png", run, cf, measured, args)
+    summary = record.finish("complete", summary)
 
     sname = f"HHT alpha {args.alpha:g} (MODI_EQUI 'NON')" if args.scheme == "hht" else "average acceleration"
     steps = "Code_Aster time list " + "/".join(str(int(round((b - a) / dt))) for a, b, dt in schedule) \
         if args.dt is None else f"uniform dt {args.dt:g} s"
-    print(f"SDND108{args.modeling}: m = {args.mass:g} kg, k = {args.k:g} N/m, c = {c:g} N s/m, h = {args.height:g} m, "
-          f"v0 = {args.v0:g} m/s, g = {args.g:g} m/s^2; {sname}, {steps}; detachment at "
-          f"{'zero force' if args.zero_force_detachment else 'zero penetration'}")
+    print(f"SDND108{args.modeling} ({summary['configuration']} configuration): m = {args.mass:g} kg, "
+          f"k = {args.k:g} N/m, c = {c:g} N s/m, h = {args.height:g} m, v0 = {args.v0:g} m/s, g = {args.g:g} m/s^2; "
+          f"{sname}, {steps}; detachment at {'zero force' if args.zero_force_detachment else 'zero penetration'}")
     print(f"{run.steps} steps, {run.newton_iterations} Newton iterations, {run.substeps} sub-steps, "
           f"{run.wall_s:.2f} s")
 
@@ -475,6 +529,9 @@ def main(argv=None) -> int:
           f"{show(measured['rebound_velocity'])} m/s ({show(cf.rebound_velocity)}); DZ(1.0) {show(u_at.get('1.0'))}, "
           f"DZ(1.1) {show(u_at.get('1.1'))} m")
     print_checks(checks)
+    if not benchmark:
+        print(f"custom configuration ({', '.join(changed)}): the references are the closed form for this run's "
+              f"parameters; Code_Aster's values apply to the benchmark's only")
     print(f"all checks passed: {'yes' if summary['all_passed'] else 'NO'}")
     print(f"results: {out}/summary.json, history.csv, sdnd108.png")
     return 0

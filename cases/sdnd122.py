@@ -14,75 +14,131 @@ formulas and what "stable" means for this conservative system).
 Checked (summary.json "checks", printed as a table):
 
 * frequency at --energy vs the exact closed form (derived in contact/nnm.py, confirmed by time
-  integration);
+  integration), for the run's own parameters (1e-9);
 * the same vs Code_Aster's reference formula (0.646217 Hz at the tested energy), which drops a term
-  (-k K gap^2) of the contact amplitude: expect 6.4e-4;
-* the same vs Code_Aster's computed value 0.64669392749957 Hz (default parameters only);
-* the period of the orbit from an independent solve_ivp integration (the state returns after T);
-* the largest relative deviation of the continued branch from the closed form.
+  (-k K gap^2) of the contact amplitude: expect 6.4e-4, inside Code_Aster's PRECISION 1e-3 (graded
+  for the benchmark's parameters only; shown without a verdict otherwise);
+* the same vs Code_Aster's computed value 0.64669392749957 Hz (benchmark only, 1e-3);
+* the period of the orbit from an independent solve_ivp integration (the state returns after T, 1e-9);
+* the largest relative deviation of the continued branch from the closed form (1e-9).
 
-Outputs in --out: summary.json, curve.csv (energy, frequency, stable, ... along the branch),
-sdnd122.png (branch vs closed form, Code_Aster's formula, the linear frequency).
+Configuration: 'benchmark' for the default m, k, K, gap and the tested energy (--e-max aside), else
+'custom'. The branch needs about 4 (e_max/E0 - 1) continuation points: beyond fem.run.MAX_STEPS the
+run is refused unless --force.
 
-Run:  python cases/sdnd122.py [--energy 6.50108331626e-3] [--e-max J] [--out results/sdnd122]
+Outputs in --out (an earlier run's files are removed first): summary.json (fem.run header: status,
+configuration, command, version, parameters), curve.csv (energy, frequency, stable, ... along the
+branch), sdnd122.png (branch vs closed form, Code_Aster's formula, the linear frequency). Exit
+codes: fem.run (2: bad input, one line naming the flag; 130/143: interrupted).
+
+Run:  python cases/sdnd122.py [--energy 6.50108331626e-3] [--e-max J] [--out results/sdnd122] [--quiet]
+      [--force]
 """
 from __future__ import annotations
 
-import argparse
 import csv
-import json
 import math
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from contact.nnm import (StopOscillator, aster_formula_frequency, check_energy_range, closed_form_frequency,
+_HERE = str(Path(__file__).resolve().parent)
+if _HERE not in sys.path:  # shared one-dof helpers, also when this file is loaded by path
+    sys.path.append(_HERE)
+
+from one_dof_common import all_passed, check, check_budget, parser, print_checks, start_run, validate  # noqa: E402
+
+from contact.nnm import (StopOscillator, aster_formula_frequency, closed_form_frequency,  # noqa: E402
                          continue_branch, integrate_numerically, periodic_orbit)
+from fem.run import BadInput, add_run_flags, execute, finite  # noqa: E402
 
 ASTER_ENERGY = 6.50108331626e-3      # es of sdnd122a.comm [J]
 ASTER_REFERENCE = 0.646217           # VALE_REFE, the file's closed form at es [Hz] (rounded as in the document)
 ASTER_COMPUTED = 0.64669392749957    # VALE_CALC of sdnd122a (harmonic balance, regularised stop) [Hz]
+ASTER_PRECISION = 1e-3               # PRECISION of the sdnd122a TEST_FONCTION (relative)
+CLOSED_FORM_TOL = 1e-9               # shooting, time integration and closed form agree to ~1e-12
 DEFAULTS = StopOscillator()
 
 
-def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--energy", type=float, default=ASTER_ENERGY, help="energy of the tested orbit [J]")
-    p.add_argument("--e-max", type=float, default=None,
+def parse_args(argv=None):
+    """The command line (:class:`fem.run.CaseParser`: a bad flag or value raises fem.run.BadInput)."""
+    p = parser("sdnd122.py", __doc__)
+    p.add_argument("--energy", type=finite, default=ASTER_ENERGY, help="energy of the tested orbit [J]")
+    p.add_argument("--e-max", type=finite, default=None,
                    help="end of the continued branch [J] (default: 10 x first contact k gap^2/2, extended to "
                         "2 x --energy when that is larger, so that the branch contains the tested orbit)")
-    p.add_argument("--mass", type=float, default=DEFAULTS.mass, help="mass m [kg]")
-    p.add_argument("--k", type=float, default=DEFAULTS.stiffness, help="spring stiffness k [N/m]")
-    p.add_argument("--k-stop", type=float, default=DEFAULTS.stop_stiffness, help="stop stiffness K [N/m]")
-    p.add_argument("--gap", type=float, default=DEFAULTS.gap, help="gap to the stop [m]")
-    p.add_argument("--out", type=Path, default=Path("results/sdnd122"), help="output folder")
+    p.add_argument("--mass", type=finite, default=DEFAULTS.mass, help="mass m [kg]")
+    p.add_argument("--k", type=finite, default=DEFAULTS.stiffness, help="spring stiffness k [N/m]")
+    p.add_argument("--k-stop", type=finite, default=DEFAULTS.stop_stiffness, help="stop stiffness K [N/m]")
+    p.add_argument("--gap", type=finite, default=DEFAULTS.gap, help="gap to the stop [m]")
+    p.add_argument("--out", type=Path, default=Path("results/sdnd122"),
+                   help="output folder (an earlier run's files in it are removed first)")
+    add_run_flags(p)
     return p.parse_args(argv)
 
 
-def _check(quantity: str, value: float, reference: float, note: str = "") -> dict:
-    row = {"quantity": quantity, "value": value, "reference": reference,
-           "rel_error": abs(value - reference) / abs(reference)}
-    if note:
-        row["note"] = note
-    return row
+#: continuation points per unit of E/E0 (the step in the scaled (E/E0, T/T0) plane is at most 0.25)
+POINTS_PER_E0 = 4.0
+
+
+def check_input(args) -> tuple[StopOscillator, float]:
+    """Refuse impossible values (fem.run.BadInput, the message in the flags' own names and units).
+    Returns the oscillator and the end of the branch [J]."""
+    validate([("--mass", args.mass, ">0", "kg"), ("--k", args.k, ">0", "N/m"), ("--k-stop", args.k_stop, ">0", "N/m"),
+              ("--gap", args.gap, ">0", "m"), ("--energy", args.energy, ">0", "J"), ("--e-max", args.e_max, ">0", "J")])
+    osc = StopOscillator(args.mass, args.k, args.k_stop, args.gap)
+    try:
+        e0 = osc.first_contact_energy
+        derived = (e0, osc.omega_free, osc.omega_contact, osc.contact_centre, osc.high_energy_period)
+    except ArithmeticError:  # a float power that overflows
+        derived = (math.inf,)
+    if not all(math.isfinite(x) and x > 0 for x in derived):
+        raise BadInput(f"--mass {args.mass:g} kg, --k {args.k:g} N/m, --k-stop {args.k_stop:g} N/m, "
+                       f"--gap {args.gap:g} m: the first-contact energy k gap^2/2 or the frequencies overflow or "
+                       "vanish in double precision")
+    if args.energy < e0 * (1 - 1e-14):
+        raise BadInput(f"--energy {args.energy:.6g} J is below first contact E0 = k gap^2/2 = {e0:.6g} J (--k, --gap): "
+                       f"the orbit does not reach the stop (linear mode, f = {osc.linear_frequency:.6g} Hz)")
+    e_max = args.e_max if args.e_max is not None else max(10 * e0, 2 * args.energy)
+    if not e_max > args.energy:
+        raise BadInput(f"--e-max {e_max:.6g} J must be > --energy {args.energy:.6g} J (the continued branch must "
+                       "contain the tested orbit)")
+    return osc, e_max
+
+
+def branch_points(osc: StopOscillator, e_max: float) -> float:
+    """Estimate of the continuation points from first contact to e_max."""
+    with np.errstate(all="ignore"):
+        return POINTS_PER_E0 * (e_max / osc.first_contact_energy - 1.0) + 10.0
 
 
 def main(argv=None) -> int:
+    """Run SDND122 (exit codes: fem.run.execute)."""
+    return execute(_main, argv)
+
+
+def _main(argv) -> int:
     args = parse_args(argv)
-    # ---------------------------------------------------------------- model and input checks
-    try:
-        osc = StopOscillator(args.mass, args.k, args.k_stop, args.gap)
-        e0 = osc.first_contact_energy
-        e_max = args.e_max if args.e_max is not None else max(10 * e0, 2 * args.energy)
-        check_energy_range(osc, args.energy, e_max)
-    except ValueError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    osc, e_max = check_input(args)
+    e0 = osc.first_contact_energy
+    points = branch_points(osc, e_max)
+    check_budget(points, 2000.0, args.force,
+                 f"the branch from first contact E0 = {e0:.6g} J to --e-max {e_max:.6g} J ({e_max / e0:.3g} E0)",
+                 "a smaller --e-max or --energy", unit="continuation points")
+    benchmark = osc == DEFAULTS and math.isclose(args.energy, ASTER_ENERGY, rel_tol=1e-9)
+    changed = [flag for flag, value, ref in (("--mass", osc.mass, DEFAULTS.mass), ("--k", osc.stiffness,
+                                             DEFAULTS.stiffness), ("--k-stop", osc.stop_stiffness,
+                                             DEFAULTS.stop_stiffness), ("--gap", osc.gap, DEFAULTS.gap),
+                                            ("--energy", args.energy, ASTER_ENERGY))
+               if not math.isclose(value, ref, rel_tol=1e-9)]
+    record = start_run(args.out, "sdnd122", "cases/sdnd122.py", argv, "benchmark" if benchmark else "custom",
+                       {"mass": osc.mass, "k": osc.stiffness, "k_stop": osc.stop_stiffness, "gap": osc.gap,
+                        "energy": args.energy, "e_max": e_max}, t_end=None, quiet=args.quiet)
 
     # ---------------------------------------------------------------- shooting, continuation, Floquet
     orbit = periodic_orbit(osc, args.energy)
-    branch = continue_branch(osc, e_max)
+    branch = continue_branch(osc, e_max, max_points=max(100000, int(2 * points) + 1000))
     f_closed = float(closed_form_frequency(osc, args.energy))
     f_aster_formula = float(aster_formula_frequency(osc, args.energy))
     z_end = integrate_numerically(osc, orbit.initial_state, orbit.period)
@@ -93,27 +149,35 @@ def main(argv=None) -> int:
 
     # ---------------------------------------------------------------- checks against references
     checks = [
-        _check("frequency [Hz] vs exact closed form", orbit.frequency, f_closed,
-               "closed form derived in contact/nnm.py (confirmed by time integration)"),
-        _check("frequency [Hz] vs Code_Aster reference formula", orbit.frequency, f_aster_formula,
-               "sdnd122a.comm formula drops -k K gap^2 from the contact amplitude; "
-               "Code_Aster's own test tolerance is 1e-3 (PRECISION)"),
+        check("frequency [Hz] vs exact closed form", orbit.frequency, f_closed, CLOSED_FORM_TOL,
+              "closed form (contact/nnm.py) for this run's parameters",
+              note="derived in contact/nnm.py, confirmed by time integration"),
     ]
-    is_default = (osc == DEFAULTS and math.isclose(args.energy, ASTER_ENERGY, rel_tol=1e-9))
-    if is_default:
-        checks.append(_check("frequency [Hz] vs Code_Aster computed value", orbit.frequency, ASTER_COMPUTED,
-                             "harmonic balance with 200 harmonics and regularised stop (PARA_REGUL 5e-5); "
-                             f"Code_Aster is {ASTER_COMPUTED / ASTER_REFERENCE - 1:.1e} above its reference "
-                             f"{ASTER_REFERENCE}"))
-    checks.append({"quantity": "state return after one period (solve_ivp DOP853, rtol 1e-12)",
-                   "value": return_error, "reference": 0.0, "rel_error": return_error,
-                   "note": "|z(T) - z0| / |x0| with v scaled by w1; independent of the closed-form flow"})
-    checks.append({"quantity": "branch frequency vs closed form, max over the branch", "value": float(branch_error.max()),
-                   "reference": 0.0, "rel_error": float(branch_error.max()),
-                   "note": f"{branch.energy.size} points, E0 = {e0:.6g} J to {e_max:.6g} J"})
+    if benchmark:
+        checks.append(check("frequency [Hz] vs Code_Aster reference formula", orbit.frequency, f_aster_formula,
+                            ASTER_PRECISION, "sdnd122a.comm VALE_REFE (its formula)",
+                            note="the formula drops -k K gap^2 from the contact amplitude (6.4e-4 low); "
+                                 "Code_Aster's own test tolerance is 1e-3 (PRECISION)"))
+        checks.append(check("frequency [Hz] vs Code_Aster computed value", orbit.frequency, ASTER_COMPUTED,
+                            ASTER_PRECISION, "sdnd122a.comm VALE_CALC", aster_value=ASTER_COMPUTED,
+                            note="harmonic balance with 200 harmonics and regularised stop (PARA_REGUL 5e-5); "
+                                 f"Code_Aster is {ASTER_COMPUTED / ASTER_REFERENCE - 1:.1e} above its reference "
+                                 f"{ASTER_REFERENCE}"))
+    else:
+        checks.append(check("frequency [Hz] vs Code_Aster reference formula", orbit.frequency, f_aster_formula,
+                            None, "Code_Aster's formula (sdnd122a.comm) for this run's parameters",
+                            note="for information, not graded: the formula drops -k K gap^2 from the contact "
+                                 "amplitude, and Code_Aster's test applies to the benchmark's parameters only"))
+    checks.append(check("state return after one period (solve_ivp DOP853, rtol 1e-12)", return_error, 0.0,
+                        CLOSED_FORM_TOL, "time integration",
+                        note="|z(T) - z0| / |x0| with v scaled by w1; independent of the closed-form flow"))
+    checks.append(check("branch frequency vs closed form, max over the branch", float(branch_error.max()), 0.0,
+                        CLOSED_FORM_TOL, "closed form (contact/nnm.py) for this run's parameters",
+                        note=f"{branch.energy.size} points, E0 = {e0:.6g} J to {e_max:.6g} J"))
 
-    args.out.mkdir(parents=True, exist_ok=True)
     summary = {
+        "benchmark_parameters": benchmark,
+        "departures": changed,
         "energy": args.energy,
         "frequency": orbit.frequency,
         "period": orbit.period,
@@ -129,26 +193,29 @@ def main(argv=None) -> int:
         "branch_points": int(branch.energy.size),
         "branch_all_stable": bool(branch.stable.all()),
         "branch_max_abs_multiplier": float(np.abs(branch.multipliers).max()),
-        "parameters": {"mass": osc.mass, "k": osc.stiffness, "k_stop": osc.stop_stiffness, "gap": osc.gap},
         "stop_law": "exact piecewise-linear (Code_Aster regularises with PARA_REGUL 5e-5)",
         "checks": checks,
+        "all_passed": all_passed(checks),
     }
-    (args.out / "summary.json").write_text(json.dumps(summary, indent=2))
     _write_curve(args.out / "curve.csv", branch, branch_closed)
-    _plot(args.out / "sdnd122.png", osc, branch, args.energy, orbit.frequency, e_max, is_default)
+    _plot(args.out / "sdnd122.png", osc, branch, args.energy, orbit.frequency, e_max, benchmark)
+    summary = record.finish("complete", summary)
 
     # ---------------------------------------------------------------- report
-    print(f"SDND122 nonlinear mode, m = {osc.mass} kg, k = {osc.stiffness} N/m, K = {osc.stop_stiffness} N/m, "
-          f"gap = {osc.gap} m; E0 = {e0:.6g} J, f0 = {osc.linear_frequency:.6f} Hz")
+    print(f"SDND122 nonlinear mode ({summary['configuration']} configuration), m = {osc.mass} kg, "
+          f"k = {osc.stiffness} N/m, K = {osc.stop_stiffness} N/m, gap = {osc.gap} m; E0 = {e0:.6g} J, "
+          f"f0 = {osc.linear_frequency:.6f} Hz")
     print(f"orbit at E = {args.energy:.12g} J: f = {orbit.frequency:.10f} Hz, T = {orbit.period:.10f} s, "
           f"contact {orbit.contact_time:.6f} s/period, Floquet multipliers "
           f"{', '.join(f'{m.real:.9f}{m.imag:+.1e}j' for m in orbit.multipliers)} -> "
           f"{'stable' if orbit.stable else 'UNSTABLE'}")
     print(f"branch E0 -> {e_max:.6g} J: {branch.energy.size} points, {branch.rejected_steps} rejected steps, "
           f"f {branch.frequency[0]:.6f} -> {branch.frequency[-1]:.6f} Hz, all stable: {bool(branch.stable.all())}")
-    print(f"{'quantity':58s} {'value':>16s} {'reference':>16s} {'rel. error':>10s}")
-    for c in checks:
-        print(f"{c['quantity']:58s} {c['value']:16.10g} {c['reference']:16.10g} {c['rel_error']:10.2e}")
+    print_checks(checks)
+    if not benchmark:
+        print(f"custom configuration ({', '.join(changed)}): graded against the exact closed form for this run's "
+              "parameters; Code_Aster's values apply to the benchmark's only")
+    print(f"all checks passed: {'yes' if summary['all_passed'] else 'NO'}")
     print(f"results: {args.out}/summary.json, curve.csv, sdnd122.png")
     return 0
 

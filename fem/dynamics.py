@@ -23,13 +23,16 @@ from __future__ import annotations
 
 import logging
 import math
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Iterator, Protocol, Sequence
 
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import connected_components
 
+from . import progress
 from .loads import (Gravity, ImposedDisplacement, NodalForce, ResolvedConstraints, ResolvedLoads,
                     resolve_constraints, resolve_loads)
 from .model import Model
@@ -294,6 +297,63 @@ class _NewtonFailure(Exception):
         self.residual, self.dof, self.iterations, self.detail = residual, dof, iterations, detail
 
 
+class SingularSystemError(ValueError):
+    """A linear solve met a zero pivot (SuperLU's MatrixRankWarning) or gave a non-finite solution
+    from finite data: the problem is ill-posed. Not retried by step subdivision: the run stops."""
+
+
+def _listed(items, limit: int = 5) -> str:
+    items = list(items)
+    return ", ".join(map(str, items[:limit])) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _solve(A: sp.csc_matrix, b: np.ndarray, free: np.ndarray, where: str, J=None, links=None) -> np.ndarray:
+    """spsolve(A, b) for the unknowns ``free`` (dofs) then any multipliers; SingularSystemError on a
+    zero pivot or a non-finite solution of finite data, naming the unknowns with an all-zero row and
+    column and, given the full matrix J (and multiplier rows ``links``), the nodes connected to no
+    imposed dof. Non-finite data, and a singularity of the multiplier equations alone (the momentum
+    block regular: nearly redundant contact equations, which a shorter step resolves), return a
+    non-finite solution, i.e. the Newton failure path (step subdivision), as spsolve did."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", spla.MatrixRankWarning)
+        try:
+            x = spla.spsolve(A, b)
+        except spla.MatrixRankWarning:
+            x = None
+    if x is not None and (np.isfinite(x).all() or not (np.isfinite(A.data).all() and np.isfinite(b).all())):
+        return x
+    if links is not None:
+        n = free.size
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", spla.MatrixRankWarning)
+            try:
+                regular = np.isfinite(spla.spsolve(A[:n, :n], b[:n])).all()
+            except spla.MatrixRankWarning:
+                regular = False
+        if regular:
+            logger.info("%s: the contact equations are singular (the momentum block is not): Newton failure",
+                        where)
+            return np.full(A.shape[0], np.nan)
+    kind = "singular (zero pivot)" if x is None else "nearly singular (non-finite solution)"
+    msg = f"{where}: the system matrix is {kind}: a floating part, unmerged duplicate nodes or a missing support"
+    absA = abs(A)
+    empty = np.flatnonzero((absA.sum(axis=0).A1 == 0) & (absA.sum(axis=1).A1 == 0))
+    if empty.size:
+        msg += "; unknowns with an all-zero row and column: " + _listed(
+            f"d{'xy'[free[i] % 2]} of node {free[i] // 2}" if i < free.size else f"multiplier {i - free.size}"
+            for i in empty)
+    if J is not None:
+        graph = abs(J) if links is None else abs(J) + abs(links).T @ abs(links)
+        graph.eliminate_zeros()
+        _, comp = connected_components(graph, directed=False)
+        held = np.zeros(comp.max() + 1, dtype=bool)
+        held[np.delete(comp, free)] = True
+        loose = np.unique(free[~held[comp[free]]] // 2)
+        if loose.size:
+            msg += f"; nodes connected to no imposed displacement: {_listed(loose)}"
+    raise SingularSystemError(msg)
+
+
 #: a contact node whose status changes this many times within one step is oscillating
 MAX_STATUS_CHANGES = 6
 
@@ -416,7 +476,8 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
         a = np.zeros(model.n_dofs)
         rhs = (f_ext - forces.internal - forces.damping - f_terms)[ctx.free]
         M_ff = model.mass[ctx.free][:, ctx.free]
-        a[ctx.free] = spla.spsolve(M_ff.tocsc(), rhs)
+        a[ctx.free] = _solve(M_ff.tocsc(), rhs, ctx.free,
+                             f"phase {phase.name!r} at t = {t0:.9g} s (initial acceleration)")
     g = forces.internal + forces.damping + f_terms - f_ext
     reactions = np.zeros(model.n_dofs)
     reactions[ctx.constraints.dofs] = (model.mass @ a + g)[ctx.constraints.dofs]
@@ -429,7 +490,7 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
 
 
 def solve_increment(J: sp.csr_matrix, free: np.ndarray, R_free: np.ndarray, lins, trials, c: np.ndarray,
-                    force_weight: float) -> np.ndarray:
+                    force_weight: float, where: str = "Newton correction") -> np.ndarray:
     """Newton correction of the free unknowns, and of the multipliers (added to ``trial.lam``).
 
     Solves [[J_ff, -w G_f^T], [B_f, A]] [dx; dlam] = -[R_free; c] with G the multiplier force rows,
@@ -438,7 +499,7 @@ def solve_increment(J: sp.csr_matrix, free: np.ndarray, R_free: np.ndarray, lins
     whose dof is also imposed, is redundant with the support: its multiplier is set to zero.
     """
     if not lins:
-        return spla.spsolve(J[free][:, free].tocsc(), -R_free)
+        return _solve(J[free][:, free].tocsc(), -R_free, free, where, J)
     G = sp.vstack([lin.force_rows for lin in lins]).tocsc()
     B_all = sp.vstack([lin.d_du for lin in lins]).tocsc()
     B = B_all[:, free]
@@ -451,7 +512,7 @@ def solve_increment(J: sp.csr_matrix, free: np.ndarray, R_free: np.ndarray, lins
         c = c.copy()
         c[redundant] = lam_all[redundant]
     system = sp.bmat([[J[free][:, free], -force_weight * G[:, free].T], [B, A]]).tocsc()
-    sol = spla.spsolve(system, -np.concatenate([R_free, c]))
+    sol = _solve(system, -np.concatenate([R_free, c]), free, where, J, B_all)
     n_lam = np.cumsum([trial.lam.size for trial in trials])[:-1]
     for trial, part in zip(trials, np.split(sol[free.size:], n_lam)):
         trial.lam = trial.lam + part
@@ -508,7 +569,8 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
             detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""
             raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
         J = (ca * M + (1.0 + af) * (K + cv * C)).tocsr()
-        du = solve_increment(J, free, R_free, lins, trials, c, 1.0 + af)
+        du = solve_increment(J, free, R_free, lins, trials, c, 1.0 + af,
+                             f"phase {ctx.phase.name!r}, step ending at t = {t1:.9g} s")
         u = u.copy()
         u[free] += du
         it += 1
@@ -588,6 +650,7 @@ def integrate(model: Model, phase: Phase, state: State, terms: Sequence[ForceTer
     for k, t1 in enumerate(times):
         state, it, n = _step_with_subdivision(ctx, state, float(t1))
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
+        progress.step(phase.name, state.t)
         yield StepResult(phase.name, state, it, n, archived)
 
 

@@ -25,7 +25,8 @@ import numpy as np
 import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
-from .dynamics import Phase, State, StepResult, _make_context
+from . import progress
+from .dynamics import Phase, SingularSystemError, State, StepResult, _make_context
 from .model import Model
 
 
@@ -51,7 +52,11 @@ def central_differences(model: Model, phase: Phase, state: State, terms: Sequenc
     free, cdofs = ctx.free, ctx.constraints.dofs
     for term in ctx.terms:
         term.set_phase(phase, state.u)
-    solve = spla.factorized(model.mass[free][:, free].tocsc())
+    try:
+        solve = spla.factorized(model.mass[free][:, free].tocsc())
+    except RuntimeError as exc:  # SuperLU: "Factor is exactly singular"
+        raise SingularSystemError(f"phase {phase.name!r}: the mass matrix of the free dofs is singular ({exc}): "
+                                  "a free node without mass") from None
     n = model.n_dofs
 
     def accelerations(u, v, t):
@@ -94,6 +99,7 @@ def central_differences(model: Model, phase: Phase, state: State, terms: Sequenc
         current = State(t=float(t1), u=u1, v=v1, a=a1, f_int=forces.internal, f_damp=forces.damping,
                         f_terms=f_terms, f_ext=f_ext, reactions=reactions, energies=energies)
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
+        progress.step(phase.name, current.t)
         yield StepResult(phase.name, current, 0, 1, archived)
 
 
@@ -172,4 +178,5 @@ def modal_central_differences(model: Model, phase: Phase, state: State, basis: M
         current = make_state(t, q, qd, a, f_terms, state.energies)
         _commit_terms(ctx.terms, current.u, current.v, t)
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
+        progress.step(phase.name, current.t)
         yield StepResult(phase.name, current, 0, 1, archived)

@@ -72,11 +72,18 @@ def _atomic_target(path: Path, suffix: str) -> Iterator[str]:
     """A temporary file name in the folder of ``path``, moved onto ``path`` (``os.replace``) when
     the block succeeds and removed when it fails: readers see the old or the new complete file,
     never a partial one (a crashed process leaves the previous version)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=suffix)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=suffix)
+    except OSError as err:
+        raise OSError(err.errno, err.strerror, str(path)) from None
     os.close(fd)
     try:
         yield tmp
         os.replace(tmp, path)
+    except OSError as err:  # name the file the reader knows, not the temporary one
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise OSError(err.errno, err.strerror, str(path)) from None
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -606,14 +613,20 @@ class HistoryWriter:
                 f"history row has unknown key(s) {extra}; columns are {list(self.columns)}"
             )
         line = ",".join(format(float(row[c]), ".17g") for c in self.columns) + "\n"
-        self._f.write(line)
-        self._f.flush()
+        try:
+            self._f.write(line)
+            self._f.flush()
+        except OSError as err:  # a full disk: name the file (the error from write() names none)
+            raise OSError(err.errno, err.strerror, str(self.path)) from None
         self.n_rows += 1
 
     def close(self) -> None:
         """Close the file (idempotent)."""
         if not self._f.closed:
-            self._f.close()
+            try:
+                self._f.close()
+            except OSError as err:  # the line a full disk refused is still buffered
+                raise OSError(err.errno, err.strerror, str(self.path)) from None
             logger.info("history %s closed after %d row(s)", self.path, self.n_rows)
 
     def __enter__(self) -> "HistoryWriter":

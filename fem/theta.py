@@ -25,6 +25,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from . import progress
 from .dynamics import (Phase, State, StepResult, _evaluate, _multiplier_forces, _NewtonFailure, _oscillating_nodes,
                        _residuals,
                        _residual_scale, _step_with_subdivision, newton_converged, solve_increment,
@@ -64,7 +65,8 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
             detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""
             raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
         J = (M / dt + theta * (theta * dt * K + C)).tocsr()
-        dv = solve_increment(J, free, R_free, lins, trials, c, 1.0)
+        dv = solve_increment(J, free, R_free, lins, trials, c, 1.0,
+                             f"phase {ctx.phase.name!r}, step ending at t = {t1:.9g} s")
         v = v.copy()
         v[free] += dv
         it += 1
@@ -107,4 +109,5 @@ def integrate_theta(model: Model, phase: Phase, state: State, terms: Sequence = 
     for k, t1 in enumerate(times):
         state, it, n = _step_with_subdivision(ctx, state, float(t1), step=step)
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
+        progress.step(phase.name, state.t)
         yield StepResult(phase.name, state, it, n, archived)

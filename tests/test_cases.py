@@ -27,6 +27,8 @@ def test_sdnv105_preload(tmp_path):
     # 2 x 4 mesh (0.3 %), and Code_Aster's value (which includes the table) to 0.5 %
     assert summary["dy_C1"] == pytest.approx(summary["dy_C1_column_1d"], rel=5e-3)
     assert summary["dy_C1"] == pytest.approx(summary["dy_C1_code_aster"], rel=5e-3)
+    assert summary["status"] == "complete" and summary["configuration"] == "benchmark"
+    assert [c["within_tolerance"] for c in summary["checks"]] == [True, True, True]
     # the run is at rest at the end: HHT alpha = -0.3 has damped the ramp transient
     h = read_history(tmp_path / "history.csv")
     assert h["ke"][-1] < 1e-12
@@ -41,12 +43,34 @@ def test_sdnv105_preload(tmp_path):
     assert (tmp_path / "preload.png").stat().st_size > 0
 
 
-def test_case_rejects_bad_input(tmp_path, capsys):
+@pytest.mark.parametrize("flags, message", [
+    (["--young", "-1"], "--young (block Young's modulus) must be > 0 Pa, got -1"),
+    (["--dt", "0"], "--dt (time step) must be > 0 s, got 0"),
+    (["--dt", "-1e-3"], "--dt (time step) must be > 0 s, got -0.001"),
+    (["--poisson", "0.5"], "--poisson"),
+    (["--alpha", "0.2"], "--alpha"),
+    (["--t-end", "-2"], "--t-end"),
+    (["--mesh", "missing.msh"], "--mesh missing.msh: no such file"),
+])
+def test_case_rejects_bad_input(tmp_path, capsys, flags, message):
+    """Refused before anything is written, one line naming the flag (fem.run exit code 2)."""
     case = load_case("sdnv105_preload")
-    assert case.main(["--out", str(tmp_path), "--young", "-1"]) == 2
-    assert "Young's modulus must be > 0" in capsys.readouterr().err
-    assert case.main(["--out", str(tmp_path), "--dt", "0"]) == 2
-    assert "time step dt must be > 0" in capsys.readouterr().err
+    assert case.main(["--out", str(tmp_path / "out"), *flags]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_sdnv105_preload_custom(tmp_path):
+    """Another block modulus: a custom run, the 1-D column recomputed for it, no Code_Aster value."""
+    case = load_case("sdnv105_preload")
+    assert case.main(["--out", str(tmp_path), "--young", "3e11", "--quiet"]) == 0
+    s = json.loads((tmp_path / "summary.json").read_text())
+    assert s["status"] == "complete" and s["configuration"] == "custom" and s["departures"] == ["--young"]
+    assert s["dy_C1_code_aster"] is None
+    assert [c["source"] for c in s["checks"]] == ["M g (static equilibrium)", "1-D column -rho g (2l)^2 / (2E)"]
+    assert s["dy_C1_column_1d"] == pytest.approx(-1450 * 9.81 * 0.8**2 / (2 * 3e11), rel=1e-12)
+    assert all(c["within_tolerance"] for c in s["checks"])
 
 
 @pytest.mark.parametrize("name", ["sdnv105_quad4", "sdnv105_block_tri6"])

@@ -251,5 +251,38 @@ def test_case_script(tmp_path):
     assert case.main(["--out", str(out2), "--model", "constant", "--restitution", "0.79", "--impacts", "3",
                       "--half-width", "0.2"]) == 0
     assert len(json.loads((out2 / "summary.json").read_text())["result"]["impact_times"]) == 3
+    assert s["configuration"] == "benchmark" and s["status"] == "complete"
+    assert len(s["checks"]) == 10 and all(c["within_tolerance"] for c in s["checks"])
     assert case.main(["--out", str(tmp_path / "bad"), "--theta", "0.5"]) == 2
     assert case.main(["--out", str(tmp_path / "bad"), "--restitution", "1.5"]) == 2
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--theta", "0.5"], "--theta must lie in (0, atan(half-width / half-height) = 0.422854) rad"),
+    (["--theta", "1e-9"], "--theta must be at least 1e-08 rad"),
+    (["--restitution", "1.5"], "--restitution must lie in [0, 1], got 1.5"),
+    (["--half-height", "0"], "--half-height must be > 0 m, got 0"),
+    (["--rho", "1e12"], "--rho must lie in [1e-09, 1e+09] kg/m^3"),
+    (["--half-width", "0.5", "--half-height", "0.3"], "--half-width 0.5 / --half-height 0.3 = 1.667 >= sqrt(2)"),
+    (["--impacts", "30"], "--impacts 30: with the document's impact law"),
+    (["--impacts", "3", "--restitution", "1e-6"], "--impacts 3: with --restitution (e = 1e-06"),
+])
+def test_case_script_bad_input(tmp_path, capsys, flags, message):
+    """Refusals in the flags' names (never contact.rocking's b, l, theta_in), before anything is written."""
+    case = load_case("rigid_rocking")
+    assert case.main(["--out", str(tmp_path / "out"), *flags]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert "theta_in" not in err and "b/l" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_case_script_squat_block_with_restitution(tmp_path):
+    """A block too squat for the document's law rocks with the given restitution (the three models
+    too); there is no document recurrence for it."""
+    case = load_case("rigid_rocking")
+    assert case.main(["--out", str(tmp_path), "--half-width", "0.5", "--half-height", "0.3", "--restitution", "0",
+                      "--impacts", "2", "--quiet"]) == 0
+    s = json.loads((tmp_path / "summary.json").read_text())
+    assert s["configuration"] == "custom" and s["document_recurrence_rigid"] is None
+    assert len(s["result"]["impact_times"]) == 1 and s["models_impact_law"] == "user: omega+ = e omega-"

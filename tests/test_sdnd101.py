@@ -41,7 +41,8 @@ What each test checks, and why its tolerance
    error, (omega_c dt)^2/8 for central differences (5 %), ~0 for the trapezoidal rule. With the
    *sampled* maximum F_max does not decrease steadily at all (modal: 2.3e-4, 5.7e-6, 2.0e-5 at
    5e-4, 2.5e-4, 1.25e-4): the peak falls anywhere between two samples.
-4. Bad input: each out-of-range flag gives exit code 2 and a message naming the flag, and writes nothing.
+4. Bad input: each out-of-range flag (or a run beyond the step limit: --dt 1e-12, --convergence 40)
+   gives exit code 2 and one line naming the flag, and writes nothing.
 """
 import functools
 import json
@@ -174,10 +175,14 @@ def test_convergence_to_the_closed_form(method, dts):
     (["--t-end", "-0.5"], "--t-end"),
     (["--dt", "1", "--t-end", "0.5", "--method", "direct"], "--dt"),
     (["--method", "euler"], "--method"),
+    (["--dt", "-1e-3"], "--dt"),
+    (["--v0", "inf"], "--v0"),
+    (["--dt", "1e-12"], "--dt 1e-12 s"),  # 5e11 steps: refused before anything is allocated
+    (["--convergence", "40"], "--convergence 40"),
 ])
 def test_bad_input_exits_2_naming_the_flag(tmp_path, capsys, argv, flag):
     out = tmp_path / "out"
     assert case.main(["--out", str(out), *argv]) == 2
     err = capsys.readouterr().err
-    assert flag in err
+    assert flag in err and len(err.strip().splitlines()) == 1
     assert not out.exists()

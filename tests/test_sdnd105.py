@@ -22,9 +22,14 @@ What each test checks, and why its tolerance
 5. SDND105 d (damping, not analytic in Code_Aster): INCLUS residual crush and VX(9 s) against
    Code_Aster's non-regression values within 1e-3 and 5e-3, EXCLUS VX(9 s) within 5e-3 (measured
    differences 2.4e-4, 4e-5 and 1.9e-3 with dt = 5e-3: an implicit and an explicit scheme).
+5b. The closed form for any undamped parameters (contact/buckling.py law, energy balance to the
+   maximum crush, harmonic unloading) gives back every reference of a, b, c (1e-9) and, for c, the
+   velocity at 9 s of this code (the mass is still unloading then); a custom run (a, v0 = 3 m/s) is
+   graded against it (hand-checkable values), with no Code_Aster row.
 6. Bad input: ValueErrors naming the Code_Aster keyword (negative stiffness, F_post > F_crit,
    non-increasing DEPL_POST_FL or total crushes, tables of different lengths, CRIT_AMOR); the case
-   returns 2 with a message on stderr (negative mass, bad table, bad flag).
+   returns 2 with one line on stderr naming the flag (negative mass, bad table, bad flag, nan in
+   --fine-window, a run beyond the step limit) and creates nothing.
 7. Consistent tangent: d_du and d_dv against central differences of the force in every branch
    (elastic, plateau, fall, post-buckling inside and beyond the table, unloading, separated, INCLUS
    cap, EXCLUS with varying damping, force cut at zero), on a tilted plane and on a node pair;
@@ -184,6 +189,50 @@ def test_sdnd105d_damped_against_code_aster(crit, ref_r, ref_v):
         assert s["t_buckle"] == 0.0 and s["max_compression"] == pytest.approx(5.5, rel=1e-4)
 
 
+# ------------------------------------------------------------------------------ 5b. closed form, custom runs
+@pytest.mark.parametrize("modeling", ["a", "b", "c"])
+def test_closed_form_reproduces_the_references(modeling):
+    """The closed form (energy balance to p_max, harmonic unloading) gives the modeling's references
+    back for its parameters: t_buckle, max compression, residual crush, rebound speed to 1e-9 (c:
+    v0 = 2.828427125 is sqrt 8 to 1e-10), the return instant t0 of a and b to 1e-12, and for c the
+    velocity at 9 s, still in the unloading (it separates at 9.10 s): -1.3028679, what this code
+    computes (Code_Aster: -1.302827)."""
+    cfg = case.default_config(modeling)
+    sol = case.ClosedForm(cfg).solve()
+    refs = {r.quantity: r.value for r in case.references(cfg)}
+    for key in ("t_buckle", "max_compression", "residual_crush"):
+        assert sol[key] == pytest.approx(refs[key], rel=1e-9), key
+    assert -sol["rebound_speed"] == pytest.approx(refs["rebound_velocity"], rel=1e-9)
+    if modeling in ("a", "b"):
+        assert sol["return_time"] == pytest.approx(case.T_RETURN, rel=1e-12)
+        assert case.ClosedForm.velocity(sol, 9.0) == pytest.approx(-1 / math.sqrt(2), rel=1e-12)
+    else:
+        assert sol["separation_time"] == pytest.approx(9.1007, abs=1e-4)
+        assert case.ClosedForm.velocity(sol, 9.0) == pytest.approx(-1.3028679, rel=1e-7)
+    assert case.departures(cfg) == [] and case.ClosedForm(case.default_config("d")).applies is False
+
+
+def test_custom_run_is_graded_against_its_own_closed_form():
+    """Modeling a with v0 = 3 m/s (4.5 J): buckling at asin(1/3), then F_post = 0.5 N to
+    p_max = 1 + (4.5 - 0.5)/0.5 = 9 m, residual 9 - 1 = 8 m, rebound 1/sqrt 2 (the unloading triangle
+    is the benchmark's); the fine window follows the buckling instant. Every row is the closed form
+    (no Code_Aster value), within the modeling's tolerances."""
+    cfg = case.centre_window(replace(case.default_config("a"), v0=3.0, dt=1e-2, dt_fine=2e-4, t_end=8.5))
+    t_buckle = math.asin(1 / 3)
+    assert cfg.fine_window == pytest.approx((0.4 + t_buckle - math.pi / 6, 0.7 + t_buckle - math.pi / 6))
+    s = case.simulate(cfg).summary
+    assert s["departures"] == ["--v0"] and not s["benchmark_parameters"]
+    rows = {c["quantity"]: c for c in s["checks"]}
+    assert set(rows) == {"t_buckle", "max_compression", "residual_crush", "rebound_velocity"}
+    expected = {"t_buckle": t_buckle, "max_compression": 9.0, "residual_crush": 8.0,
+                "rebound_velocity": -1 / math.sqrt(2)}
+    for key, value in expected.items():
+        assert rows[key]["reference"] == pytest.approx(value, rel=1e-12)
+        assert rows[key]["passed"] and rows[key]["aster_value"] is None
+        assert "Code_Aster" not in rows[key]["source"]
+    assert s["references_left_out"] == ["dx_at_return_time: the mass is back at x = 0 at 19.5318 s, after --t-end"]
+
+
 # ------------------------------------------------------------------------------ 6. bad input
 @pytest.mark.parametrize("kwargs, keyword", [
     (dict(stiffness=-1.0), "RIGI_NOR"),
@@ -217,11 +266,17 @@ def test_bad_law_parameters_name_the_keyword(kwargs, keyword):
     (["--modeling", "c", "--rigi-post", "0.2"], "same length"),
     (["--modeling", "a", "--dt", "0"], "--dt"),
     (["--modeling", "z"], "invalid choice"),
+    (["--modeling", "c", "--kn", "-2"], "--kn (RIGI_NOR"),
+    (["--fine-window", "nan", "1"], "argument --fine-window: must be a finite number"),
+    (["--dt", "-1e-3"], "--dt must be > 0 s"),
+    (["--v0", "0"], "--v0 must be > 0 m/s"),
+    (["--dt", "1e-9"], "steps, more than the limit"),
 ])
 def test_case_rejects_bad_input(tmp_path, capsys, argv, words):
     assert case.main([*argv, "--out", str(tmp_path / "out")]) == 2
-    assert words in capsys.readouterr().err
-    assert not (tmp_path / "out" / "summary.json").exists()
+    err = capsys.readouterr().err
+    assert words in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
 
 
 # ------------------------------------------------------------------------------ 7. tangent

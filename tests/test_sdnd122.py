@@ -169,12 +169,17 @@ def test_case_writes_results(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--energy", "1e-4"], "below first contact"),
-    (["--e-max", "5e-3"], "must be > energy"),
-    (["--k-stop", "0"], "stop_stiffness must be"),
-    (["--mass", "-1"], "mass must be"),
+    (["--energy", "1e-4"], "--energy 0.0001 J is below first contact"),
+    (["--e-max", "5e-3"], "--e-max 0.005 J must be > --energy"),
+    (["--k-stop", "0"], "--k-stop must be > 0 N/m"),
+    (["--mass", "-1"], "--mass must be > 0 kg"),
+    (["--gap", "nan"], "argument --gap: must be a finite number"),
+    (["--e-max", "1000"], "8,000,006 continuation points"),  # 2e6 E0: beyond the step limit
 ])
 def test_case_rejects_bad_input(tmp_path, capsys, argv, message):
     case = load_case("sdnd122")
-    assert case.main(["--out", str(tmp_path)] + argv) == 2
-    assert message in capsys.readouterr().err
+    out = tmp_path / "out"
+    assert case.main(["--out", str(out)] + argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()

@@ -1,0 +1,164 @@
+"""fem.run: the run lifecycle every case script shares (output folder, status, exit codes,
+resource bounds, progress line, command line). Library-level checks; the scripts' own behaviour
+is checked as subprocesses in tests/test_sdnv105_run.py and the other test_run_* files."""
+import io
+import json
+import os
+import signal
+
+import pytest
+
+from fem import progress
+from fem.dynamics import ConvergenceError
+from fem.interrupt import Interrupted
+from fem.run import (BadInput, CaseParser, ProgressLine, Run, check_resources, count_steps, estimate, execute,
+                     finite, prepare_output)
+
+
+def _start(out, **kw):
+    return Run.start(out, "demo", "python cases/demo.py", "benchmark", {"dt": 1e-3}, t_end=1.0, quiet=True, **kw)
+
+
+def test_summary_says_running_from_the_start_then_the_final_status(tmp_path):
+    run = _start(prepare_output(tmp_path / "out"))
+    first = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert first["status"] == "running"
+    assert {"case", "command", "version", "configuration", "parameters"} <= set(first)
+    progress.step("release", 0.25)
+    progress.step("release", 0.5)
+    final = run.finish("complete", {"checks": [1.0, float("nan")]})
+    written = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert written == final | {"checks": [1.0, None]}  # NaN written as null, valid JSON
+    assert written["status"] == "complete" and written["t_reached"] == 0.5 and written["phase_reached"] == "release"
+
+
+def test_prepare_output_removes_an_earlier_runs_files_only(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    for name in ("summary.json", "report.md", "history.csv", "solution.pvd", "solution_000001.vtu", "plot.png"):
+        (out / name).write_text("{}" if name.endswith(".json") else "old")
+    (out / "notes.txt").write_text("mine")
+    prepare_output(out)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+def test_a_folder_without_a_summary_is_not_cleared(tmp_path):
+    (tmp_path / "data.csv").write_text("a user's file")
+    prepare_output(tmp_path)
+    assert (tmp_path / "data.csv").read_text() == "a user's file"
+
+
+@pytest.mark.parametrize("setup, message", [
+    (lambda p: p.write_text("x"), "exists and is not a folder"),
+    (lambda p: (p / "summary.json").mkdir(parents=True), "summary.json exists and is not a file"),
+])
+def test_unusable_output_folders_are_refused(tmp_path, setup, message):
+    target = tmp_path / "out"
+    setup(target)
+    with pytest.raises(BadInput, match=message):
+        prepare_output(target)
+
+
+def test_output_under_proc_is_refused():
+    with pytest.raises(BadInput, match="--out /proc/rockfem-test: cannot create the folder"):
+        prepare_output("/proc/rockfem-test")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
+def test_read_only_folder_is_refused(tmp_path):
+    tmp_path.chmod(0o500)
+    try:
+        with pytest.raises(BadInput, match="not writable"):
+            prepare_output(tmp_path)
+    finally:
+        tmp_path.chmod(0o700)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--dt", "-1e-3"], None),  # read as a number (argparse alone calls it a missing argument)
+    (["--dt", "inf"], "argument --dt: must be a finite number, got 'inf'"),
+    (["--dt", "nan"], "argument --dt: must be a finite number, got 'nan'"),
+    (["--dt", "x"], "argument --dt: expected a number, got 'x'"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
+])
+def test_case_parser_gives_one_line_errors_and_reads_negative_numbers(argv, message):
+    p = CaseParser(prog="demo")
+    p.add_argument("--dt", type=finite, default=1.0)
+    if message is None:
+        assert p.parse_args(argv).dt == -1e-3
+    else:
+        with pytest.raises(BadInput) as err:
+            p.parse_args(argv)
+        assert str(err.value) == message
+
+
+def _exit_code_of(exc, tmp_path, capsys):
+    def body(argv):
+        run = _start(prepare_output(tmp_path / "out"))
+        progress.step("release", 0.125)
+        raise exc
+    code = execute(body, [])
+    err = capsys.readouterr().err
+    return code, err, json.loads((tmp_path / "out" / "summary.json").read_text())
+
+
+@pytest.mark.parametrize("exc, code, status", [
+    (Interrupted(signal.SIGINT), 130, "interrupted"),
+    (Interrupted(signal.SIGTERM), 143, "interrupted"),
+    (ConvergenceError("release", 0.125, 1e-5, 1.0, 3, "y", (0.0, 0.0), 40), 1, "failed"),
+    (OSError(28, "No space left on device", "/x/history.csv"), 1, "failed"),
+    (RuntimeError("a defect"), 1, "failed"),
+])
+def test_execute_maps_each_failure_to_its_exit_code_status_and_one_line(exc, code, status, tmp_path, capsys):
+    got, err, summary = _exit_code_of(exc, tmp_path, capsys)
+    assert got == code
+    assert summary["status"] == status and summary["t_reached"] == 0.125
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    if isinstance(exc, OSError):
+        assert "cannot write /x/history.csv: No space left on device" in err
+    if type(exc) is RuntimeError:
+        assert (tmp_path / "out" / "traceback.txt").is_file()
+
+
+def test_bad_input_before_the_run_exits_2_and_leaves_no_new_folder(tmp_path, capsys):
+    target = tmp_path / "new"
+
+    def body(argv):
+        prepare_output(target)
+        (target / "mesh.msh").write_text("generated")
+        raise BadInput("--mesh m.msh: unmerged duplicate nodes")
+
+    assert execute(body, []) == 2
+    assert capsys.readouterr().err == "error: --mesh m.msh: unmerged duplicate nodes\n"
+    assert not target.exists()
+
+
+def test_resources_are_refused_with_the_estimate():
+    with pytest.raises(BadInput, match=r"500,000,000,000 time steps, more than the limit"):
+        check_resources(estimate(1, 0, 1, count_steps([(0.0, 0.5, 1e-12)])))
+    huge = estimate(nodes=1e10, cells=1e10, nodes_per_cell=4, steps=10)
+    assert huge.memory > 1e14
+    with pytest.raises(BadInput, match="of memory available"):
+        check_resources(huge)
+    check_resources(huge, force=True)  # --force runs anyway
+    check_resources(estimate(25, 12, 4, 5000))  # the benchmark mesh passes
+
+
+def test_progress_line_reports_phase_time_rate_and_time_left():
+    stream = io.StringIO()
+    line = ProgressLine("sdnv105a", t_end=1.0, stream=stream, delay=0.0, every=0.0)
+    with progress.listening(line):
+        for k in range(1, 6):
+            progress.step("release", 0.1 * k)
+    text = stream.getvalue().splitlines()
+    assert len(text) == 5 and not stream.isatty()
+    assert text[-1].startswith("sdnv105a: release, t = 0.5 s of 1 s, 5 steps,")
+    assert "steps/s" in text[-1] and "left" in text[-1]
+
+
+def test_progress_line_is_silent_during_its_delay():
+    stream = io.StringIO()
+    line = ProgressLine("x", t_end=1.0, stream=stream, delay=3600.0)
+    for k in range(100):
+        line("release", k / 100)
+    assert stream.getvalue() == ""
