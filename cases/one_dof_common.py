@@ -86,28 +86,12 @@ def departures(params: Mapping[str, float], benchmark: Mapping[str, float],
 def check_budget(steps: float, row_bytes: float, force: bool, what: str, remedy: str,
                  unit: str = "time steps") -> fem_run.Estimate:
     """:func:`fem.run.check_resources` of a one-dof run of ``steps`` steps keeping ``row_bytes`` a
-    step in memory, before anything is allocated; a refusal is re-worded in the case's own terms:
-    ``what`` says where the steps come from (e.g. ``--dt 1e-12 s to --t-end 0.5 s``), ``remedy``
-    which flags reduce them (``--force`` is added), ``unit`` what a step is."""
+    step in memory, before anything is allocated, in the case's own terms: ``what`` says where the
+    steps come from (e.g. ``--dt 1e-12 s to --t-end 0.5 s``), ``remedy`` which flags reduce them,
+    ``unit`` what a step is."""
     est = fem_run.estimate(nodes=1, cells=0, nodes_per_cell=1, steps=steps, row_bytes=row_bytes)
-    try:
-        fem_run.check_resources(est, force=force)
-    except BadInput:
-        count = (f"{steps:,.0f}" if steps < 1e18 else f"{steps:.3g}") if math.isfinite(steps) else "over 1e308"
-        if est.steps > fem_run.MAX_STEPS:
-            raise BadInput(f"{what} needs {count} {unit}, more than the limit of {fem_run.MAX_STEPS:,} "
-                           f"({remedy}, or --force)") from None
-        raise BadInput(f"{what} needs {count} {unit} and about {_size(est.memory)} of memory, more than "
-                       f"the {_size(fem_run.available_memory())} available ({remedy}, or --force)") from None
+    fem_run.check_resources(est, force=force, what=what, unit=unit, remedy=remedy)
     return est
-
-
-def _size(n: float) -> str:
-    for unit in ("B", "kB", "MB", "GB", "TB"):
-        if n < 1000 or unit == "TB":
-            return f"{n:.3g} {unit}"
-        n /= 1000.0
-    return f"{n:.3g} PB"
 
 
 def start_run(out: Path, case: str, script: str, argv, configuration: str, parameters: dict,

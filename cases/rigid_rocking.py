@@ -42,7 +42,7 @@ import sys
 from pathlib import Path
 
 from contact import rocking as rk
-from fem.run import (MAX_STEPS, BadInput, CaseParser, Estimate, Run, add_run_flags, available_memory,
+from fem.run import (BadInput, CaseParser, Estimate, Run, add_run_flags,
                      check_resources, command_line, estimate, execute, finite, prepare_output)
 
 SDNV105 = dict(b=0.18, l=0.40, theta=0.01, g=9.81, rho=1450.0, thickness=1.0)
@@ -164,17 +164,10 @@ def resources(a: argparse.Namespace) -> Estimate:
 
 
 def check_size(a: argparse.Namespace, est: Estimate) -> None:
-    """fem.run's bounds (MAX_STEPS impacts, the memory available) in this script's terms (--impacts),
-    then :func:`fem.run.check_resources` itself."""
-    if not a.force:
-        if a.impacts > MAX_STEPS:
-            raise BadInput(f"--impacts {a.impacts:,} is more than the limit of {MAX_STEPS:,} (an ODE solve per "
-                           f"impact and model, about 1 ms each); pass --force to run it anyway")
-        room = available_memory()
-        if est.memory > room:
-            raise BadInput(f"--impacts {a.impacts:,} needs about {est.memory / 1e9:.3g} GB (the flights' solutions), "
-                           f"more than the {room / 1e9:.3g} GB of memory available (fewer impacts, or --force)")
-    check_resources(est, force=a.force)
+    """fem.run's bounds (MAX_STEPS impacts, an ODE solve per impact and model, about 1 ms each;
+    the memory available) in this script's terms (--impacts)."""
+    check_resources(est, force=a.force, what=f"--impacts {a.impacts:,}", unit="impacts (flights to integrate)",
+                    remedy="fewer --impacts")
 
 
 def _in_flag_names(message: str) -> str:

@@ -55,8 +55,8 @@ from fem.mesh_check import check_mesh
 from fem.mesh_io import read_mesh
 from fem.model import Model
 from fem.recorder import NodeProbe, RunRecorder
-from fem.run import (BadInput, CaseParser, Run, add_run_flags, check_resources, command_line, count_steps,
-                     estimate, execute, finite, prepare_output, write_json)
+from fem.run import (BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources, command_line,
+                     count_steps, estimate, execute, finite, prepare_output)
 from fem.interrupt import Interrupted
 from fem.schemes import HHT, Theta
 
@@ -1100,7 +1100,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
     return summary
 
 
-def _estimate(config: Config) -> "Estimate":
+def _estimate(config: Config) -> Estimate:
     """Steps of the run (preload phases, then the release at its fine step inside the windows and
     its coarse step outside) and memory, before anything is built (the SDNV105 meshes have 25 to
     a few hundred nodes unless --mesh says otherwise)."""

@@ -274,18 +274,21 @@ def estimate(nodes: float, cells: float, nodes_per_cell: int, steps: float, row_
     return Estimate(big(2 * nodes), big(cells), big(nnz), big(steps), big(memory))
 
 
-def check_resources(est: Estimate, force: bool = False, max_steps: int = MAX_STEPS) -> None:
-    """Refuse (:class:`BadInput`) a run whose estimated memory exceeds the memory available or whose
-    step count exceeds ``max_steps``, unless ``force``."""
+def check_resources(est: Estimate, force: bool = False, max_steps: int = MAX_STEPS, what: str = "this run",
+                    unit: str = "time steps", remedy: str = "a larger --dt, a shorter --t-end") -> None:
+    """Refuse (:class:`BadInput`) a run whose step count exceeds ``max_steps`` or whose estimated
+    memory exceeds the memory available, unless ``force``. The message reads in the case's terms:
+    ``what`` needs N ``unit`` (``--dt 1e-12 s to --t-end 0.5 s needs 500,000,000,000 time steps``),
+    ``remedy`` names the flags that reduce it (``--force`` is added)."""
     if force:
         return
+    count = (f"{est.steps:,}" if est.steps < 9e18 else "more than 9e18")
     if est.steps > max_steps:
-        raise BadInput(f"this run needs {est.steps:,} time steps, more than the limit of {max_steps:,} "
-                       f"(a larger --dt, a shorter --t-end, or --force)")
+        raise BadInput(f"{what} needs {count} {unit}, more than the limit of {max_steps:,} ({remedy}, or --force)")
     room = available_memory()
     if est.memory > room:
-        raise BadInput(f"this run needs about {est.describe()}: more than the {_size(room)} of memory available "
-                       f"(coarsen the mesh or pass --force)")
+        raise BadInput(f"{what} needs about {est.describe()}: more than the {_size(room)} of memory available "
+                       f"(a coarser mesh, {remedy}, or --force)")
 
 
 def count_steps(spans: Sequence[tuple[float, float, float]]) -> float:

@@ -94,7 +94,7 @@ def test_case_parser_gives_one_line_errors_and_reads_negative_numbers(argv, mess
 
 def _exit_code_of(exc, tmp_path, capsys):
     def body(argv):
-        run = _start(prepare_output(tmp_path / "out"))
+        _start(prepare_output(tmp_path / "out"))
         progress.step("release", 0.125)
         raise exc
     code = execute(body, [])
