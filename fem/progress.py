@@ -1,7 +1,9 @@
 """Step notifications: the time loops announce each converged step to whoever listens.
 
 The integrators (:mod:`fem.dynamics`, :mod:`fem.theta`, :mod:`fem.explicit`) call :func:`step`
-after every converged step; a run's progress line (:class:`fem.run.ProgressLine`) listens. The
+for every converged step once the caller has taken it from the generator and asks for the next
+one, i.e. after the caller has recorded it: the last time announced (a run's ``t_reached``) is
+always on disk. A run's progress line (:class:`fem.run.ProgressLine`) listens. The
 library itself never prints. Imports nothing from the package, so every module can use it.
 """
 from __future__ import annotations
