@@ -920,8 +920,11 @@ def detect_impacts(R: dict) -> list[dict]:
 def energy_balance(R: dict, P: dict) -> dict:
     """Energy balance of the release (t = 0 onwards), from the recorded terms [J]:
 
-        kinetic + strain + gravity potential + Rayleigh damping + contact/friction work
+        kinetic + strain + gravity potential + Rayleigh damping + contact work + friction work
         + numerical dissipation of the time scheme - work of the supports = constant
+
+    every term computed on its own (fem.energy: the contact laws' works from their reactions and
+    gap / slip changes, the scheme's dissipation from its energy identity)
 
     ``relative_error`` is the largest departure from the constant, relative to the potential-
     energy drop up to the first impact; ``numerical_dissipation`` (HHT / Newmark with gamma > 1/2
@@ -938,7 +941,8 @@ def energy_balance(R: dict, P: dict) -> dict:
     return {"potential_drop": drop, "max_abs_error": float(np.abs(error).max()), "relative_error": rel(error),
             "relative_error_physical": rel(error_phys),
             "damping_dissipated": float(R["damping_dissipation"][-1] - R["damping_dissipation"][0]),
-            "contact_work": float(R["term_work"][-1] - R["term_work"][0]),
+            "contact_work": float(R["contact_work"][-1] - R["contact_work"][0]),
+            "friction_work": float(R["friction_work"][-1] - R["friction_work"][0]),
             "numerical_dissipation": float(R["numerical_dissipation"][-1] - R["numerical_dissipation"][0]),
             "final_error": float(error[-1])}
 
@@ -1027,8 +1031,11 @@ def write_report(out: Path, config: Config, summary: dict) -> Path:
     lines += ["", "## Energy balance of the release", "",
               f"Potential-energy drop to the first impact {e['potential_drop']:.4f} J; largest balance error "
               f"{e['max_abs_error']:.4g} J ({100 * (e['relative_error'] or 0):.3g} % of the drop); dissipated by "
-              f"Rayleigh damping {e['damping_dissipated']:.4g} J; work taken by the contact {e['contact_work']:.4g} J; "
-              f"removed by the time scheme itself (HHT alpha < 0 in the impact windows) "
+              f"Rayleigh damping {e['damping_dissipated']:.4g} J; taken by the normal contact {e['contact_work']:.4g} J "
+              f"(negative: given back, the position-level Lagrange contact of A and C creates energy when a contact "
+              f"opens) and by friction {e['friction_work']:.4g} J; "
+              f"removed by the time scheme itself, from its own energy identity (HHT alpha < 0 in the impact "
+              f"windows, theta > 1/2) "
               f"{e['numerical_dissipation']:.4g} J, i.e. without it the physical terms would miss "
               f"{100 * (e['relative_error_physical'] or 0):.3g} % of the drop.",
               ""]
@@ -1184,4 +1191,5 @@ def _print_table(summary: dict) -> None:
         e = summary["energy"]
         print(f"energy balance error {e['max_abs_error']:.3g} J = {100 * (e['relative_error'] or 0):.2f} % of the "
               f"potential drop {e['potential_drop']:.4f} J (damping {e['damping_dissipated']:.3f} J, contact "
-              f"{e['contact_work']:.3f} J, time scheme {e['numerical_dissipation']:.3f} J)")
+              f"{e['contact_work']:.3f} J, friction {e['friction_work']:.3f} J, time scheme "
+              f"{e['numerical_dissipation']:.3f} J)")

@@ -24,6 +24,8 @@ from .multipliers import MultiplierContact, TrialContact
 class VelocityContact(MultiplierContact):
     """Lagrange contact of a zone at the velocity level (use with the Theta scheme)."""
 
+    impulsive = True  # the multipliers are the step's mean forces: the work is R_1 . [g]
+
     def __init__(self, model, zone, friction: float = 0.0, gap_tolerance: float = 1e-14) -> None:
         super().__init__(model, zone, friction=friction, method="lagrange", gap_tolerance=gap_tolerance)
         self.dt = np.nan

@@ -38,6 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fem.dynamics import MultiplierLinearization
+from fem.energy import StepWork, law_work
 from fem.model import Model
 
 from .state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
@@ -78,6 +79,8 @@ class MultiplierContact:
     gap_tolerance : penetration [m] beyond which an open node closes ("lagrange").
     """
 
+    impulsive = False  # multipliers are forces at the step's ends (True: the step's mean force)
+
     def __init__(self, model: Model, zone: ContactZone, friction: float = 0.0, method: str = "lagrange",
                  coef_cont: float = 1.0, coef_frot: float = 1.0, gap_tolerance: float = 1e-14) -> None:
         if method not in METHODS:
@@ -106,6 +109,7 @@ class MultiplierContact:
         self._state: ContactState | None = None
         self._time = np.nan
         self._rows_cache = None
+        self._work = StepWork()
 
     # ------------------------------------------------------------------ kinematic measures
     def rows(self, u: np.ndarray):
@@ -224,8 +228,12 @@ class MultiplierContact:
         return MultiplierLinearization(G, residual, Du, Dl)
 
     def commit(self, trial: TrialContact, u: np.ndarray, v: np.ndarray, t: float) -> None:
+        gap0 = self.zone.geometry(self.points, trial.u0).gap
         geo, _, Gt = self.rows(u)
         ds = Gt @ (u - trial.u0)  # slip over the step, whatever the level
+        w0 = 0.0 if self.impulsive else 0.5
+        self._work = StepWork(contact=law_work(self._lam[0::2], trial.lam[0::2], geo.gap - gap0, w0),
+                              friction=law_work(self._lam[1::2], trial.lam[1::2], ds, w0))
         moved = np.where(trial.status == SLIP, ds, 0.0)
         for node, old, new in zip(self.nodes[trial.status != self._status], self._status[trial.status != self._status],
                                   trial.status[trial.status != self._status]):
@@ -234,6 +242,12 @@ class MultiplierContact:
         self._slip = self._slip + moved
         self._time = t
         self._record(u, self._lam, self._status, self._slip)
+
+    def step_work(self) -> StepWork:
+        """Energy the contact took over the last committed step [J] (fem.energy): normal
+        -sum <R_N> [g], tangential -sum <R_T> ds, with <R> the trapezoidal mean of the
+        multipliers (``impulsive``: the step's mean force, theta-method)."""
+        return self._work
 
     # ------------------------------------------------------------------ outputs
     def _record(self, u, lam, status, slip) -> None:

@@ -70,6 +70,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fem.dynamics import TermForces
+from fem.energy import StepWork, law_work
 
 from .state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
 from .zone import ContactGeometry, ContactZone, node_coordinates
@@ -181,6 +182,7 @@ class ShockSprings:
         self._e = np.zeros(ns)
         self._slip = np.zeros(ns)
         self._status = np.full(ns, OPEN, dtype=np.int64)
+        self._work = StepWork()
         geo = zone.geometry(self.points, self._u_n)
         self._state = ContactState(zone.slave.copy(), self._status.copy(), geo.gap.copy(), np.zeros(ns),
                                    np.zeros(ns), np.zeros(ns), geo.normal.copy(), geo.tangent.copy())
@@ -283,6 +285,10 @@ class ShockSprings:
     def commit(self, u: np.ndarray, v: np.ndarray, t: float) -> None:
         """Store the converged step: elongation, u_n, cumulated slip, statuses, gap, R_N, R_T."""
         tr = self._trial(u, v)
+        gap0 = self.zone.geometry(self.points, self._u_n).gap
+        ds = np.einsum("sm,sm->s", tr.wt, (u - self._u_n)[tr.dofs])
+        self._work = StepWork(contact=law_work(self._state.rn, tr.rn, tr.geometry.gap - gap0),
+                              friction=law_work(self._state.rt, tr.rt, ds))
         status = np.full(self.zone.size, OPEN, dtype=np.int64)
         status[tr.stick] = STICK
         status[tr.slip] = SLIP
@@ -305,6 +311,13 @@ class ShockSprings:
         self._u_n = np.array(u, dtype=float, copy=True)
         friction = getattr(phase, "friction", None)
         self.friction = float(self.law.friction if friction is None else friction)
+
+    def step_work(self) -> StepWork:
+        """Energy the shock elements took over the last committed step [J] (fem.energy), from the
+        law's own variables: normal -sum <R_N> [g] (stored in the springs plus dissipated by the
+        dashpots), tangential -sum <R_T> ds (Coulomb dissipation plus what the tangential springs
+        store), trapezoidal means."""
+        return self._work
 
     # ------------------------------------------------------------------------------ output
     def state(self) -> ContactState:

@@ -33,6 +33,7 @@ import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import connected_components
 
 from . import progress
+from .energy import Energies, StepWork, hht_scheme_force, newmark_dissipation, trapezoid
 from .loads import (Gravity, ImposedDisplacement, NodalForce, ResolvedConstraints, ResolvedLoads,
                     resolve_constraints, resolve_loads)
 from .model import Model
@@ -204,32 +205,6 @@ def _is_multiplier_term(term) -> bool:
 
 # ------------------------------------------------------------------------------------ state
 @dataclass(frozen=True)
-class Energies:
-    """Cumulated energy terms since the start of the bookkeeping [J].
-
-    external_work : int f_ext . du (gravity and nodal forces).
-    reaction_work : int r . du at constrained dofs (work of imposed motions and supports).
-    damping_dissipation : int f_damp . du (Rayleigh).
-    term_work : int f_terms . du (energy taken by contact / springs: stored plus dissipated).
-    numerical_dissipation : energy removed by the time integrator itself (zero for average
-        acceleration; HHT and Newmark with gamma > 1/2 dissipate), from the exact per-step identity
-        of Newmark kinematics (Krenk, 2006), with [x] = x1 - x0, <x> = (x0 + x1)/2 and F the sum of
-        all forces but inertia::
-
-            dKE - [u].<F> = [u].(M<a> - <F>) - dt^2 (beta - gamma/2) [a].M<a> + dt (gamma - 1/2) <v>.M[a]
-
-    initial : kinetic + strain energy when the bookkeeping started.
-    """
-
-    external_work: float = 0.0
-    reaction_work: float = 0.0
-    damping_dissipation: float = 0.0
-    term_work: float = 0.0
-    numerical_dissipation: float = 0.0
-    initial: float = 0.0
-
-
-@dataclass(frozen=True)
 class State:
     """Mechanical state at time t. Arrays have shape (n_dofs,).
 
@@ -249,6 +224,8 @@ class State:
     reactions: np.ndarray | None = None
     energies: Energies = field(default_factory=Energies)
     f_mult: np.ndarray | None = None  # the part of f_terms from multiplier terms (contact), resisting sign
+    f_scheme: np.ndarray | None = None  # the force the scheme equates with M a (fem.energy), Newmark/HHT
+    term_forces: tuple | None = None  # each term's resisting force (force terms, then multiplier terms)
 
     @classmethod
     def at_rest(cls, n_dofs: int, t: float = 0.0, u: np.ndarray | None = None) -> "State":
@@ -392,30 +369,51 @@ def _make_context(model: Model, phase: Phase, terms: Sequence) -> _PhaseContext:
 
 
 def _multiplier_forces(ctx: _PhaseContext, trials, u, v, update: bool):
-    """Statuses (optionally revised), linearisations, and the resisting force -G^T lam (n_dofs,)."""
-    f = np.zeros(ctx.model.n_dofs)
-    lins, changed = [], []
+    """Statuses (optionally revised), linearisations, the resisting force -G^T lam (n_dofs,) and
+    each term's part of it (list)."""
+    lins, changed, each = [], [], []
     for term, trial in zip(ctx.multipliers, trials):
         changed.append(term.update(trial, u, v) if update else np.zeros(0, dtype=int))
         lin = term.linearize(trial, u, v)
-        f -= lin.force_rows.T @ trial.lam
+        each.append(-(lin.force_rows.T @ trial.lam))
         lins.append(lin)
-    return lins, changed, f
+    return lins, changed, sum(each, np.zeros(ctx.model.n_dofs)), each
 
 
 def _evaluate(ctx: _PhaseContext, u, v, t, tangent=True):
-    """Internal, damping and term forces (and derivatives) at a trial state."""
+    """Internal, damping and term forces (and derivatives) at a trial state, and each force
+    term's force (list)."""
     forces = ctx.model.forces(u, v, tangent)
     f_terms = np.zeros(ctx.model.n_dofs)
     K, C = forces.stiffness, forces.damping_matrix
+    each = []
     for term in ctx.terms:
         tf = term.evaluate(u, v, t, tangent)
         f_terms = f_terms + tf.force
+        each.append(tf.force)
         if tangent and tf.d_du is not None:
             K = K + tf.d_du
         if tangent and tf.d_dv is not None:
             C = C + tf.d_dv
-    return forces, f_terms, K, C
+    return forces, f_terms, K, C, each
+
+
+def term_books(ctx: _PhaseContext, term_forces0, term_forces1, du: np.ndarray) -> StepWork:
+    """Energy the force and multiplier terms took over a committed step [J], each from its own law
+    (the term's ``step_work()``, see fem.energy); a term without one is booked by the trapezoidal
+    work of its force, <f>.[u], under ``other``."""
+    contact = friction = other = 0.0
+    terms = [*ctx.terms, *ctx.multipliers]
+    if term_forces0 is None or len(term_forces0) != len(terms):
+        term_forces0 = term_forces1
+    for term, f0, f1 in zip(terms, term_forces0, term_forces1):
+        own = getattr(term, "step_work", None)
+        if own is None:
+            other += trapezoid(f0, f1, du)
+            continue
+        w = own()
+        contact, friction, other = contact + w.contact, friction + w.friction, other + w.other
+    return StepWork(contact, friction, other)
 
 
 def _residual_scale(*vectors: np.ndarray) -> float:
@@ -466,9 +464,9 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
     u = state.u.copy()  # imposed values apply from the first step on, as in Code_Aster restarts
     for term in terms:
         term.set_phase(phase, u)
-    forces, f_terms, _, _ = _evaluate(ctx, u, state.v, t0, tangent=False)
+    forces, f_terms, _, _, each = _evaluate(ctx, u, state.v, t0, tangent=False)
     trials = [term.begin_step(u) for term in ctx.multipliers]
-    f_mult = _multiplier_forces(ctx, trials, u, state.v, update=False)[2]
+    _, _, f_mult, each_mult = _multiplier_forces(ctx, trials, u, state.v, update=False)
     f_terms = f_terms + f_mult
     f_ext = ctx.loads.at(t0)
     a = state.a
@@ -479,13 +477,20 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
         a[ctx.free] = _solve(M_ff.tocsc(), rhs, ctx.free,
                              f"phase {phase.name!r} at t = {t0:.9g} s (initial acceleration)")
     g = forces.internal + forces.damping + f_terms - f_ext
+    cdofs = ctx.constraints.dofs
     reactions = np.zeros(model.n_dofs)
-    reactions[ctx.constraints.dofs] = (model.mass @ a + g)[ctx.constraints.dofs]
+    reactions[cdofs] = (model.mass @ a + g)[cdofs]
     energies = state.energies
     if state.f_int is None:  # bookkeeping starts here
         energies = replace(energies, initial=model.kinetic_energy(state.v) + model.strain_energy(u))
+    # the force the scheme equates with M a0: the previous phase's, when it hands over its acceleration
+    F0 = reactions - g
+    f_scheme = F0.copy()
+    if state.a is not None and state.f_scheme is not None:
+        f_scheme[ctx.free] = state.f_scheme[ctx.free]
     new = replace(state, u=u, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms,
-                  f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult)
+                  f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult, f_scheme=f_scheme,
+                  term_forces=tuple(each + each_mult))
     return ctx, new
 
 
@@ -553,8 +558,8 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
     it = 0
     while True:
         a, v = kinematics(u)
-        forces, f_terms, K, C = _evaluate(ctx, u, v, t1, tangent=True)
-        lins, changed, f_mult = _multiplier_forces(ctx, trials, u, v, update=True)
+        forces, f_terms, K, C, each = _evaluate(ctx, u, v, t1, tangent=True)
+        lins, changed, f_mult, each_mult = _multiplier_forces(ctx, trials, u, v, update=True)
         f_terms = f_terms + f_mult
         g = forces.internal + forces.damping + f_terms - f_ext
         Ma = M @ a
@@ -578,31 +583,41 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
     reactions = np.zeros(model.n_dofs)
     reactions[cdofs] = reactions_c
     du_step = u - u0
-    e = state.energies
+    # the books' forces, from the states' own fields (not from the residual's g0, g)
+    F0 = state.f_ext + state.reactions - state.f_int - state.f_damp - state.f_terms
+    F1 = f_ext + reactions - forces.internal - forces.damping - f_terms
+    f_scheme = hht_scheme_force(af, F0, F1, free)
     numerical = 0.0
     if not static:
-        F0 = state.f_ext + state.reactions - state.f_int - state.f_damp - state.f_terms
-        F1 = f_ext + reactions - forces.internal - forces.damping - f_terms
-        Ma_mean = 0.5 * (M @ (a0 + a))
-        Ma_jump = M @ (a - a0)
-        numerical = -(float(du_step @ (Ma_mean - 0.5 * (F0 + F1)))
-                      - dt * dt * (beta - 0.5 * gamma) * float((a - a0) @ Ma_mean)
-                      + dt * (gamma - 0.5) * float(0.5 * (v0 + v) @ Ma_jump))
-    energies = replace(
-        e,
-        external_work=e.external_work + 0.5 * float((state.f_ext + f_ext) @ du_step),
-        reaction_work=e.reaction_work + 0.5 * float((state.reactions + reactions) @ du_step),
-        damping_dissipation=e.damping_dissipation + 0.5 * float((state.f_damp + forces.damping) @ du_step),
-        term_work=e.term_work + 0.5 * float((state.f_terms + f_terms) @ du_step),
-        numerical_dissipation=e.numerical_dissipation + numerical,
-    )
+        numerical = newmark_dissipation(M, dt, beta, gamma, du_step, a0, a, v0, v, state.f_scheme, f_scheme, F0, F1)
     for term in ctx.terms:
         term.commit(u, v, t1)
     for term, trial in zip(ctx.multipliers, trials):
         term.commit(trial, u, v, t1)
+    term_forces = tuple(each + each_mult)
+    energies = _books(state, du_step, f_ext, reactions, forces.damping,
+                      term_books(ctx, state.term_forces, term_forces, du_step), numerical)
     new = State(t=t1, u=u, v=v, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms,
-                f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult)
+                f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult, f_scheme=f_scheme,
+                term_forces=term_forces)
     return new, it
+
+
+def _books(state: State, du: np.ndarray, f_ext: np.ndarray, reactions: np.ndarray, f_damp: np.ndarray,
+           terms: StepWork, numerical: float) -> Energies:
+    """The energy books after a step from ``state`` (fem.energy): trapezoidal works of the external
+    forces, reactions and damping force; the terms' own works; the scheme's dissipation."""
+    e = state.energies
+    return replace(
+        e,
+        external_work=e.external_work + trapezoid(state.f_ext, f_ext, du),
+        reaction_work=e.reaction_work + trapezoid(state.reactions, reactions, du),
+        damping_dissipation=e.damping_dissipation + trapezoid(state.f_damp, f_damp, du),
+        contact_work=e.contact_work + terms.contact,
+        friction_work=e.friction_work + terms.friction,
+        other_work=e.other_work + terms.other,
+        numerical_dissipation=e.numerical_dissipation + numerical,
+    )
 
 
 def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: int = 0, step=None):
@@ -667,11 +682,14 @@ def run_phases(model: Model, phases: Sequence[Phase], state: State, terms: Seque
 
 
 def energy_report(model: Model, state: State, gravity_vector: np.ndarray | None = None) -> dict[str, float]:
-    """Energy terms of a state [J].
+    """Energy terms of a state [J] (fem.energy).
 
-    balance_error = kinetic + strain + damping dissipation + term work + numerical dissipation
-    - external work - reaction work - initial: what the bookkeeping cannot explain (the
-    trapezoidal work of a nonlinear internal force against the exact strain energy, round-off).
+    balance_error = kinetic + strain + damping dissipation + contact work + friction work + other
+    term work + numerical dissipation - external work - reaction work - initial. Every term is
+    computed on its own (the scheme's dissipation from its energy identity), so the error measures
+    how well the equations the integrator solved hold with the forces the books know: the Newton
+    residual, the trapezoidal work of a nonlinear internal force against the exact strain energy,
+    the laws' energies against the work of their forces, round-off.
     """
     ke = model.kinetic_energy(state.v)
     se = model.strain_energy(state.u)
@@ -682,6 +700,9 @@ def energy_report(model: Model, state: State, gravity_vector: np.ndarray | None 
         "external_work": e.external_work,
         "reaction_work": e.reaction_work,
         "damping_dissipation": e.damping_dissipation,
+        "contact_work": e.contact_work,
+        "friction_work": e.friction_work,
+        "other_work": e.other_work,
         "term_work": e.term_work,
         "numerical_dissipation": e.numerical_dissipation,
         "balance_error": (ke + se + e.damping_dissipation + e.term_work + e.numerical_dissipation

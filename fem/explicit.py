@@ -26,7 +26,8 @@ import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
 from . import progress
-from .dynamics import Phase, SingularSystemError, State, StepResult, _make_context
+from .dynamics import Phase, SingularSystemError, State, StepResult, _books, _make_context, term_books
+from .energy import newmark_dissipation
 from .model import Model
 
 
@@ -35,18 +36,18 @@ def _commit_terms(terms, u, v, t) -> None:
         term.commit(u, v, t)
 
 
-def _term_forces(terms, u, v, t, n) -> np.ndarray:
-    f = np.zeros(n)
-    for term in terms:
-        f += term.evaluate(u, v, t, False).force
-    return f
+def _term_forces(terms, u, v, t, n) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """Sum of the terms' resisting forces (n,) and each term's."""
+    each = tuple(term.evaluate(u, v, t, False).force for term in terms)
+    return sum(each, np.zeros(n)), each
 
 
 def central_differences(model: Model, phase: Phase, state: State, terms: Sequence = ()) -> Iterator[StepResult]:
     """Integrate a phase explicitly (the phase's scheme and Newton settings are ignored).
 
     Yields a :class:`StepResult` per step (iterations = 0), the first for the initial state.
-    Energies are accumulated as in the implicit integrator (trapezoidal work of each force).
+    Energies are booked as in the implicit integrator (fem.energy), the scheme's dissipation being
+    Newmark's with beta = 0, gamma = 1/2: -dt^2/4 [a].M<a>.
     """
     ctx = _make_context(model, phase, terms)
     free, cdofs = ctx.free, ctx.constraints.dofs
@@ -61,18 +62,18 @@ def central_differences(model: Model, phase: Phase, state: State, terms: Sequenc
 
     def accelerations(u, v, t):
         forces = model.forces(u, v, tangent=False)
-        f_terms = _term_forces(ctx.terms, u, v, t, n)
+        f_terms, each = _term_forces(ctx.terms, u, v, t, n)
         f_ext = ctx.loads.at(t)
         a = np.zeros(n)
         a[free] = solve((f_ext - forces.internal - forces.damping - f_terms)[free])
         reactions = np.zeros(n)
         reactions[cdofs] = (model.mass @ a + forces.internal + forces.damping + f_terms - f_ext)[cdofs]
-        return a, forces, f_terms, f_ext, reactions
+        return a, forces, f_terms, f_ext, reactions, each
 
     t, u, v = phase.t_start, state.u.copy(), state.v.copy()
-    a, forces, f_terms, f_ext, reactions = accelerations(u, v, t)
+    a, forces, f_terms, f_ext, reactions, each = accelerations(u, v, t)
     current = replace(state, t=t, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms,
-                      f_ext=f_ext, reactions=reactions)
+                      f_ext=f_ext, reactions=reactions, term_forces=each)
     if state.f_int is None:
         current = replace(current, energies=replace(state.energies, initial=model.kinetic_energy(v)
                                                      + model.strain_energy(u)))
@@ -84,20 +85,18 @@ def central_differences(model: Model, phase: Phase, state: State, terms: Sequenc
         u1 = current.u + dt * v_half
         u1[cdofs] = ctx.constraints.at(t1)
         # velocity-dependent forces: predict v1 with the old acceleration, correct once
-        a1, forces, f_terms, f_ext, reactions = accelerations(u1, v_half + 0.5 * dt * current.a, t1)
+        a1, forces, f_terms, f_ext, reactions, each = accelerations(u1, v_half + 0.5 * dt * current.a, t1)
         v1 = v_half + 0.5 * dt * a1
         _commit_terms(ctx.terms, u1, v1, t1)
         du = u1 - current.u
-        e = current.energies
-        energies = replace(
-            e,
-            external_work=e.external_work + 0.5 * float((current.f_ext + f_ext) @ du),
-            reaction_work=e.reaction_work + 0.5 * float((current.reactions + reactions) @ du),
-            damping_dissipation=e.damping_dissipation + 0.5 * float((current.f_damp + forces.damping) @ du),
-            term_work=e.term_work + 0.5 * float((current.f_terms + f_terms) @ du),
-        )
+        # central differences are Newmark's beta = 0, gamma = 1/2 with M a = F at every step
+        F0 = current.f_ext + current.reactions - current.f_int - current.f_damp - current.f_terms
+        F1 = f_ext + reactions - forces.internal - forces.damping - f_terms
+        numerical = newmark_dissipation(model.mass, dt, 0.0, 0.5, du, current.a, a1, current.v, v1, F0, F1, F0, F1)
+        energies = _books(current, du, f_ext, reactions, forces.damping,
+                          term_books(ctx, current.term_forces, each, du), numerical)
         current = State(t=float(t1), u=u1, v=v1, a=a1, f_int=forces.internal, f_damp=forces.damping,
-                        f_terms=f_terms, f_ext=f_ext, reactions=reactions, energies=energies)
+                        f_terms=f_terms, f_ext=f_ext, reactions=reactions, energies=energies, term_forces=each)
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
         yield StepResult(phase.name, current, 0, 1, archived)
         progress.step(phase.name, current.t)  # after the caller has recorded the step
@@ -157,7 +156,7 @@ def modal_central_differences(model: Model, phase: Phase, state: State, basis: M
 
     def qdd(q, qd, t):
         u, v = Phi @ q, Phi @ qd
-        f_terms = _term_forces(ctx.terms, u, v, t, n)
+        f_terms = _term_forces(ctx.terms, u, v, t, n)[0]
         return Phi.T @ (ctx.loads.at(t) - f_terms) - w2 * q, f_terms
 
     def make_state(t, q, qd, a, f_terms, energies):

@@ -36,7 +36,8 @@ class NodeProbe:
 
 
 ENERGY_COLUMNS = ("ke", "strain_energy", "gravity_potential", "external_work", "reaction_work",
-                  "damping_dissipation", "term_work", "numerical_dissipation", "energy_balance_error")
+                  "damping_dissipation", "contact_work", "friction_work", "term_work", "numerical_dissipation",
+                  "energy_balance_error")
 
 
 class RunRecorder:
@@ -96,7 +97,8 @@ class RunRecorder:
             row.update(self.extra(result))
         row.update(ke=ke, strain_energy=energy["strain"], gravity_potential=energy["gravity_potential"],
                    external_work=energy["external_work"], reaction_work=energy["reaction_work"],
-                   damping_dissipation=energy["damping_dissipation"], term_work=energy["term_work"],
+                   damping_dissipation=energy["damping_dissipation"], contact_work=energy["contact_work"],
+                   friction_work=energy["friction_work"], term_work=energy["term_work"],
                    numerical_dissipation=energy["numerical_dissipation"],
                    energy_balance_error=energy["balance_error"])
         self.history.append(row)

@@ -10,10 +10,10 @@ forces over the step (impulse / dt), from velocity-level contact laws (contact.i
 not theta-weighted: an impulse belongs to the whole step. Newton on v1 with the tangent
 dR/dv1 = M / dt + theta (theta dt K + C); the multiplier equations and their solve are those of
 the Newmark path (fem.dynamics.solve_increment). Imposed displacements fix the velocity of their
-dofs through the u1 formula. Reaction, energy and statistics bookkeeping as for Newmark, with
-the works of all forces (contact included) taken by the trapezoidal rule; what they leave of the
-kinetic-energy change, dKE - [u].<F>, is booked as the scheme's numerical dissipation (zero for
-theta = 1/2 in smooth motion, where the method is the trapezoidal rule).
+dofs through the u1 formula. Reaction and statistics bookkeeping as for Newmark; energy books as
+in fem.energy: the works of the smooth forces by the trapezoidal rule, the contact laws' work
+from their mean forces over the step and the gap and slip changes, and the scheme's dissipation
+(theta - 1/2)([v].M[v] - [u].[F]) from its own identity (zero for theta = 1/2).
 
 The phase's scheme must be :class:`fem.schemes.Theta`; :func:`fem.dynamics.integrate` dispatches
 here.
@@ -26,10 +26,10 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from . import progress
-from .dynamics import (Phase, State, StepResult, _evaluate, _multiplier_forces, _NewtonFailure, _oscillating_nodes,
-                       _residuals,
-                       _residual_scale, _step_with_subdivision, newton_converged, solve_increment,
-                       start_phase)
+from .dynamics import (Phase, State, StepResult, _books, _evaluate, _multiplier_forces, _NewtonFailure,
+                       _oscillating_nodes, _residuals, _residual_scale, _step_with_subdivision, newton_converged,
+                       solve_increment, start_phase, term_books)
+from .energy import theta_dissipation
 from .model import Model
 
 
@@ -51,8 +51,8 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
     it = 0
     while True:
         u = u0 + dt * ((1 - theta) * v0 + theta * v)
-        forces, f_terms, K, C = _evaluate(ctx, u, v, t1, tangent=True)
-        lins, changed, f_mult = _multiplier_forces(ctx, trials, u, v, update=True)
+        forces, f_terms, K, C, each = _evaluate(ctx, u, v, t1, tangent=True)
+        lins, changed, f_mult, each_mult = _multiplier_forces(ctx, trials, u, v, update=True)
         F1 = f_ext - forces.internal - forces.damping - f_terms
         Mdv = M @ (v - v0) / dt
         R = Mdv - (1 - theta) * F0 - theta * F1 + f_mult
@@ -74,26 +74,19 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
     reactions = np.zeros(model.n_dofs)
     reactions[cdofs] = (R[cdofs] - (1 - theta) * state.reactions[cdofs]) / theta
     du = u - u0
-    e = state.energies
-    F0_all = F0 + state.reactions + (-state.f_mult)
-    F1_all = F1 + reactions - f_mult
-    dke = 0.5 * float(v @ (M @ v) - v0 @ (M @ v0))
-    numerical = -(dke - 0.5 * float(du @ (F0_all + F1_all)))
-    energies = replace(
-        e,
-        external_work=e.external_work + 0.5 * float((state.f_ext + f_ext) @ du),
-        reaction_work=e.reaction_work + 0.5 * float((state.reactions + reactions) @ du),
-        damping_dissipation=e.damping_dissipation + 0.5 * float((state.f_damp + forces.damping) @ du),
-        term_work=e.term_work + 0.5 * float((state.f_terms + f_terms + f_mult) @ du),
-        numerical_dissipation=e.numerical_dissipation + numerical,
-    )
+    F0_all = F0 + state.reactions  # smooth forces with the supports' reactions
+    F1_all = F1 + reactions
+    numerical = theta_dissipation(M, theta, v - v0, du, F1_all - F0_all)
     for term in ctx.terms:
         term.commit(u, v, t1)
     for term, trial in zip(ctx.multipliers, trials):
         term.commit(trial, u, v, t1)
+    term_forces = tuple(each + each_mult)
+    energies = _books(state, du, f_ext, reactions, forces.damping,
+                      term_books(ctx, state.term_forces, term_forces, du), numerical)
     a = (v - v0) / dt
     new = State(t=t1, u=u, v=v, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms + f_mult,
-                f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult)
+                f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult, term_forces=term_forces)
     return new, it
 
 
