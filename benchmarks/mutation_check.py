@@ -45,10 +45,17 @@ MUTATIONS = (
     Mutation("HHT: the -alpha g_n term dropped from the residual", "fem/dynamics.py",
              "R = Ma + (1.0 + af) * g - af * g0", "R = Ma + (1.0 + af) * g",
              ("tests/test_energy_balance.py",)),
-    Mutation("HHT 'OUI': the Rayleigh damping force dropped from g_n", "fem/dynamics.py",
+    Mutation("HHT 'OUI': the Rayleigh damping force dropped from g_n (closed-form damped mode)", "fem/dynamics.py",
+             "g0 = state.f_int + state.f_damp + state.f_terms - state.f_ext",
+             "g0 = state.f_int + state.f_terms - state.f_ext",
+             ("tests/test_damping.py",)),
+    Mutation("HHT 'OUI': the Rayleigh damping force dropped from g_n (energy books)", "fem/dynamics.py",
              "g0 = state.f_int + state.f_damp + state.f_terms - state.f_ext",
              "g0 = state.f_int + state.f_terms - state.f_ext",
              ("tests/test_energy_balance.py",)),
+    Mutation("AMOR_ALPHA x 1.5", "fem/model.py",
+             "alpha = s.material.rayleigh_stiffness", "alpha = 1.5 * s.material.rayleigh_stiffness",
+             ("tests/test_damping.py",)),
     Mutation("damping force halved in the residual (books keep the model's)", "fem/dynamics.py",
              "g = forces.internal + forces.damping + f_terms - f_ext\n        Ma = M @ a",
              "g = forces.internal + 0.5 * forces.damping + f_terms - f_ext\n        Ma = M @ a",
@@ -73,6 +80,31 @@ MUTATIONS = (
              "fem/theta.py", "R = Mdv - (1 - theta) * F0 - theta * F1 + f_mult",
              "R = Mdv - 0.5 * F0 - 0.5 * F1 + f_mult",
              ("tests/test_energy_balance.py",)),
+)
+
+
+MUTATIONS += (
+    # ---- elements (tests/test_elements.py)
+    Mutation("QUA8 stiffness rule 3x3 -> 2x2 Gauss points", "fem/elements.py",
+             "_q8_grad, _gauss_square(3), _gauss_square(3)", "_q8_grad, _gauss_square(2), _gauss_square(3)",
+             ("tests/test_elements.py",)),
+    Mutation("a Gauss weight altered: Dunavant's w_a of the TRIA6 mass rule", "fem/elements.py",
+             "a, wa = 0.445948490915965, 0.223381589678011", "a, wa = 0.445948490915965, 0.233381589678011",
+             ("tests/test_elements.py",)),
+    Mutation("a Gauss weight altered: the first weight of the square rules x 1.01", "fem/elements.py",
+             "    W = np.outer(w, w)\n", "    W = np.outer(w, w)\n    W[0, 0] *= 1.01\n",
+             ("tests/test_elements.py",)),
+    Mutation("total-Lagrangian tangent: initial-stress term dropped", "fem/model.py",
+             "K += _geometric(_tensor(S_total), s.grad, s.dvol)", "pass",
+             ("tests/test_elements.py",)),
+    Mutation("total-Lagrangian tangent: the damping stress's u-derivative dropped", "fem/model.py",
+             "K += alpha * _bt_d_b(Bw, D, _strain_operator(Hv, s.grad))", "pass",
+             ("tests/test_elements.py",)),
+    # ---- contact
+    Mutation("theta-method: index set from the gap at the step start, not the midpoint", "contact/impacts.py",
+             "predicted = self.zone.geometry(self.points, u0 + 0.5 * dt * v0).gap",
+             "predicted = self.zone.geometry(self.points, u0).gap",
+             ("tests/test_theta_index_set.py",)),
 )
 
 

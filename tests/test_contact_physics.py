@@ -52,10 +52,13 @@ d. Frictionless drop (Lagrange, average acceleration Newmark, no Rayleigh dampin
    Total energy E = kinetic + strain - work of gravity (0 at the start; Newmark conserves it
    exactly in free fall, checked to 1e-9 of the impact kinetic energy) must never exceed its
    pre-impact value by more than 1e-6 of the impact kinetic energy: a contact may only take
-   energy. It FAILS today (xfail, strict): when the contact opens, the trapezoidal update
+   energy. Velocity-level contact (theta = 1/2) meets it. Position-level contact with the
+   consistent mass does not, and a second test documents that defect (it asserts the gain, as
+   evidence, not as a wish): when the contact opens, the trapezoidal update
    v1 = v0 + dt/2 (a0 + a1) still applies the contact force of the last closed step through a0
    for half a step, and the block bounces back with more energy than it had (+4.8 J on 8.2 J
-   here, +46 J with 0.2 ms steps).
+   here, +46 J with 0.2 ms steps). The cure is the redistributed (singular) mass, whose runs
+   must meet the first bound.
 e. Newton statistics: every step of a contact phase reports >= 1 iteration (b and c too; a step
    can only converge without iterating when its predictor already satisfies equilibrium to 1e-15),
    fem.recorder.RunRecorder counts the same totals as the StepResults and writes them per step in
