@@ -118,6 +118,39 @@ MUTATIONS += (
 )
 
 
+MUTATIONS += (
+    # ---- outputs (tests/test_paraview_fields.py) and reports from raw histories (tests/test_sdnv105.py)
+    Mutation("ParaView stress_cauchy written as the second Piola-Kirchhoff stress", "fem/recorder.py",
+             '"stress_cauchy": stresses["cauchy"]', '"stress_cauchy": stresses["pk2"]',
+             ("tests/test_paraview_fields.py",)),
+    Mutation("Cauchy stress without the division by det F", "fem/model.py",
+             'sig = np.einsum("eqiI,eqIJ,eqjJ->eqij", F, St, F) / detF[..., None, None]',
+             'sig = np.einsum("eqiI,eqIJ,eqjJ->eqij", F, St, F)',
+             ("tests/test_paraview_fields.py",)),
+    Mutation("ParaView velocity written as the displacement", "fem/recorder.py",
+             '"velocity": state.v.reshape(n, 2)', '"velocity": state.u.reshape(n, 2)',
+             ("tests/test_paraview_fields.py",)),
+    Mutation("support reactions computed with the wrong sign", "fem/dynamics.py",
+             "    reactions[cdofs] = reactions_c\n", "    reactions[cdofs] = -reactions_c\n",
+             ("tests/test_paraview_fields.py",)),
+    Mutation("contact.pvd: RN and RT swapped", "contact/output.py",
+             '"rn": state.rn, "rt": state.rt,', '"rn": state.rt, "rt": state.rn,',
+             ("tests/test_paraview_fields.py",)),
+    Mutation("SDNV105 summary: RX(O) min with the history's sign", "cases/sdnv105_common.py",
+             '"rx_O_min_1": lambda: float(-R["rx_O"][_in(t, 0.01, 0.05)].max()),',
+             '"rx_O_min_1": lambda: float(R["rx_O"][_in(t, 0.01, 0.05)].min()),',
+             ("tests/test_sdnv105.py::test_summary_and_report_are_the_values_derived_from_the_histories",)),
+    Mutation("SDNV105 summary: percussion integrates RN(O) instead of RN(A)", "cases/sdnv105_common.py",
+             '"percussion_A": lambda: impulse(t, R["rn_A"], 0.0544, 0.05449),',
+             '"percussion_A": lambda: impulse(t, R["rn_O"], 0.0544, 0.05449),',
+             ("tests/test_sdnv105.py::test_summary_and_report_are_the_values_derived_from_the_histories",)),
+    Mutation("SDNV105 d at dt = 2e-4 s instead of the benchmark's 1e-4 s", "cases/sdnv105_common.py",
+             '"d": Modeling("d", "theta", "sdnv105_quad4", True, 0.33, 1e-4, 1e-4,',
+             '"d": Modeling("d", "theta", "sdnv105_quad4", True, 0.33, 2e-4, 2e-4,',
+             ("tests/test_sdnv105.py::test_d_impacts_follow_the_rigid_body_reference",)),
+)
+
+
 def _copy(dest: Path) -> None:
     ignore = shutil.ignore_patterns(".git", "results", "__pycache__", "*.egg-info", ".pytest_cache", "out*")
     shutil.copytree(ROOT, dest, ignore=ignore, dirs_exist_ok=True)
@@ -146,7 +179,7 @@ def check(m: Mutation, scratch: Path) -> tuple[str, str]:
     path.write_text(original.replace(m.old, m.new))
     try:
         env = dict(os.environ, PYTHONPATH=str(scratch), PYTHONDONTWRITEBYTECODE="1", COLUMNS="1000")
-        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", "-x",
+        p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rf", "-p", "no:cacheprovider", "-x", "-n", "0",
                             "-m", "not slow", *m.tests], cwd=scratch, env=env, capture_output=True, text=True,
                            timeout=1800)
     finally:

@@ -82,7 +82,7 @@ class RunRecorder:
     def record(self, result: StepResult) -> dict[str, float]:
         """Append the history row of a step (and the fields if archived); returns the row."""
         s = result.state
-        if self.last is not None:
+        if result.substeps > 0:  # a step (a phase's initial state has none), whatever was recorded before
             self.steps += 1
             self.newton_iterations += result.iterations
             self.substeps += max(0, result.substeps - 1)

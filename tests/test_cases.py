@@ -1,4 +1,8 @@
-"""Case scripts run end to end and their numbers are asserted."""
+"""Case scripts run end to end and their numbers are asserted.
+
+The command line of every script (bad input, --force, custom configurations, every flag) is
+tests/test_contract.py; here the self-weight phase of SDNV105 on its own, and the reference meshes.
+"""
 import json
 from pathlib import Path
 
@@ -29,9 +33,11 @@ def test_sdnv105_preload(tmp_path):
     assert summary["dy_C1"] == pytest.approx(summary["dy_C1_code_aster"], rel=5e-3)
     assert summary["status"] == "complete" and summary["configuration"] == "benchmark"
     assert [c["within_tolerance"] for c in summary["checks"]] == [True, True, True]
-    # the run is at rest at the end: HHT alpha = -0.3 has damped the ramp transient
+    # the run is at rest at the end: HHT alpha = -0.3 has damped the ramp transient (0.825 s of
+    # constant load after the 0.3 s ramp): the last steps no longer move C1 (1e-9 of its settlement;
+    # read from DY(C1), not from the energy columns, which are being renamed)
     h = read_history(tmp_path / "history.csv")
-    assert h["ke"][-1] < 1e-12
+    assert np.abs(np.diff(h["dy_C1"][-10:])).max() < 1e-9 * abs(h["dy_C1"][-1])
     assert h["t"][0] == -1.95 and h["t"][-1] == pytest.approx(-0.825)
     assert h["t"].size == 151
     # ParaView series: archived every 10 steps plus the initial state, physical times
@@ -41,36 +47,6 @@ def test_sdnv105_preload(tmp_path):
     last = meshio.read(steps[-1][1])
     assert last.point_data["displacement"].shape == (25, 3)
     assert (tmp_path / "preload.png").stat().st_size > 0
-
-
-@pytest.mark.parametrize("flags, message", [
-    (["--young", "-1"], "--young (block Young's modulus) must be > 0 Pa, got -1"),
-    (["--dt", "0"], "--dt (time step) must be > 0 s, got 0"),
-    (["--dt", "-1e-3"], "--dt (time step) must be > 0 s, got -0.001"),
-    (["--poisson", "0.5"], "--poisson"),
-    (["--alpha", "0.2"], "--alpha"),
-    (["--t-end", "-2"], "--t-end"),
-    (["--mesh", "missing.msh"], "--mesh missing.msh: no such file"),
-])
-def test_case_rejects_bad_input(tmp_path, capsys, flags, message):
-    """Refused before anything is written, one line naming the flag (fem.run exit code 2)."""
-    case = load_case("sdnv105_preload")
-    assert case.main(["--out", str(tmp_path / "out"), *flags]) == 2
-    err = capsys.readouterr().err
-    assert message in err and len(err.strip().splitlines()) == 1
-    assert not (tmp_path / "out").exists()
-
-
-def test_sdnv105_preload_custom(tmp_path):
-    """Another block modulus: a custom run, the 1-D column recomputed for it, no Code_Aster value."""
-    case = load_case("sdnv105_preload")
-    assert case.main(["--out", str(tmp_path), "--young", "3e11", "--quiet"]) == 0
-    s = json.loads((tmp_path / "summary.json").read_text())
-    assert s["status"] == "complete" and s["configuration"] == "custom" and s["departures"] == ["--young"]
-    assert s["dy_C1_code_aster"] is None
-    assert [c["source"] for c in s["checks"]] == ["M g (static equilibrium)", "1-D column -rho g (2l)^2 / (2E)"]
-    assert s["dy_C1_column_1d"] == pytest.approx(-1450 * 9.81 * 0.8**2 / (2 * 3e11), rel=1e-12)
-    assert all(c["within_tolerance"] for c in s["checks"])
 
 
 @pytest.mark.parametrize("name", ["sdnv105_quad4", "sdnv105_block_tri6"])

@@ -125,6 +125,9 @@ def test_close_and_write_after_close(tmp_path):
     assert [t for t, _ in read_pvd(tmp_path / "solution.pvd")] == [0.5]
     with pytest.raises(RuntimeError, match="closed"):
         w.write(1.0)
+    # the refused step left nothing on disk and the collection unchanged
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["solution.pvd", "solution_000000.vtu"]
+    assert [t for t, _ in read_pvd(tmp_path / "solution.pvd")] == [0.5]
 
 
 def test_time_must_increase(tmp_path):
@@ -134,7 +137,11 @@ def test_time_must_increase(tmp_path):
             w.write(1.0)
         with pytest.raises(ValueError, match="finite"):
             w.write(float("nan"))
+        with pytest.raises(ValueError, match="strictly increasing"):
+            w.write(0.5)  # earlier than the last step
     assert len(read_pvd(tmp_path / "solution.pvd")) == 1
+    # the refused steps wrote no .vtu (and no temporary file)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["solution.pvd", "solution_000000.vtu"]
 
 
 def test_two_surface_groups_quad_and_triangle6(tmp_path):
@@ -182,7 +189,14 @@ def test_point_set_round_trip(tmp_path):
         w.write(3e-3, np.zeros((0, 2)), {"gap": np.zeros(0)})  # empty set: still a step
     steps = read_pvd(tmp_path / "contact.pvd")
     assert [t for t, _ in steps] == [0.0, 2e-3, 3e-3]
-    assert steps[2][1].is_file()  # (meshio 5.3.5 cannot read an empty .vtu back)
+    # the empty step is a valid VTK grid with no point and no cell, its fields declared (meshio 5.3.5
+    # cannot read an empty .vtu back, so its XML header is read here)
+    empty = ET.parse(steps[2][1]).getroot()
+    assert empty.tag == "VTKFile" and empty.get("type") == "UnstructuredGrid"
+    piece = empty.find("./UnstructuredGrid/Piece")
+    assert (piece.get("NumberOfPoints"), piece.get("NumberOfCells")) == ("0", "0")
+    assert [a.get("Name") for a in piece.findall("./PointData/DataArray")] == ["gap"]
+    assert piece.find("./Points/DataArray").get("NumberOfComponents") == "3"
     m = meshio.read(steps[0][1])
     assert m.cells[0].type == "vertex"
     np.testing.assert_array_equal(m.cells[0].data.ravel(), [0, 1, 2])
@@ -227,8 +241,27 @@ def test_history_round_trip_and_errors(tmp_path):
         assert back[c].dtype == np.float64
         assert back[c].tolist() == [float(r[c]) for r in rows]  # bit-exact
     assert back["RN"][0] == 1.0 / 3.0 and back["ux"][1] == 1e-300
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="closed"):
         h.append(rows[0])
+    assert read_history(path)["t"].tolist() == [0.0, 0.1, 0.2]  # the refused row was not written
+
+
+def test_history_of_a_killed_run(tmp_path, caplog):
+    """A run killed while writing a line leaves it without its newline: read_history drops it (with
+    a warning) and returns every complete row; a complete line with a wrong number of fields is an
+    error naming the file and the line."""
+    path = tmp_path / "h.csv"
+    with HistoryWriter(path, ["t", "ux", "RN"]) as h:
+        h.append({"t": 0.0, "ux": 1.0, "RN": 2.0})
+        h.append({"t": 0.5, "ux": 3.0, "RN": 4.0})
+    path.write_text(path.read_text() + "1,5.5")  # a partial third line, no newline
+    with caplog.at_level("WARNING", logger="fem.results"):
+        back = read_history(path)
+    assert back["t"].tolist() == [0.0, 0.5] and back["RN"].tolist() == [2.0, 4.0]
+    assert "dropping incomplete last line 4" in caplog.text
+    path.write_text("t,ux,RN\n0,1,2\n1,5.5\n2,3,4\n")  # a short line in the middle
+    with pytest.raises(ValueError, match=r"h\.csv, line 3: 2 fields, expected 3"):
+        read_history(path)
 
 
 def test_history_empty(tmp_path):

@@ -1,6 +1,6 @@
 """fem.run: the run lifecycle every case script shares (output folder, status, exit codes,
 resource bounds, progress line, command line). Library-level checks; the scripts' own behaviour
-is checked as subprocesses in tests/test_sdnv105_run.py and the other test_run_* files."""
+is checked over every script in tests/test_contract.py and as subprocesses in tests/test_sdnv105_run.py."""
 import io
 import json
 import os
