@@ -190,9 +190,10 @@ class Config:
 
     def resolved(self) -> "Config":
         m = self.spec
-        return replace(self, t_end=self.t_end if self.t_end is not None else m.t_end,
-                       dt=self.dt if self.dt is not None else m.dt,
-                       dt_fine=self.dt_fine if self.dt_fine is not None else m.dt_fine,
+        dt = self.dt if self.dt is not None else m.dt
+        uniform = m.contact == "theta"  # d: uniform steps of --dt
+        return replace(self, t_end=self.t_end if self.t_end is not None else m.t_end, dt=dt,
+                       dt_fine=dt if uniform else self.dt_fine if self.dt_fine is not None else m.dt_fine,
                        out=self.out if self.out is not None else Path(f"results/sdnv105{self.modeling}"))
 
     def validate(self) -> None:
@@ -284,7 +285,9 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
     p.add_argument("--table-amor-alpha", type=finite, default=1.6e-3, help="table AMOR_ALPHA [s]")
     p.add_argument("--t-end", type=finite, default=None, help=f"end of the release run [s] (default {m.t_end})")
     p.add_argument("--dt", type=finite, default=None, help=f"coarse time step of the release [s] (default {m.dt})")
-    p.add_argument("--dt-fine", type=finite, default=None, help=f"time step around impacts [s] (default {m.dt_fine})")
+    if modeling != "d":  # d integrates with uniform steps of --dt
+        p.add_argument("--dt-fine", type=finite, default=None,
+                       help=f"time step around impacts [s] (default {m.dt_fine})")
     if modeling == "d":
         p.add_argument("--theta", type=finite, default=0.55, help="theta of the Moreau-Jean scheme, in [0.5, 1]")
     if modeling == "b":
@@ -294,8 +297,9 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
                             "Code_Aster's values are reproduced with a stiff sticking spring (README)")
         p.add_argument("--amor-nor", type=finite, default=9.0e6, help="shock spring AMOR_NOR [N s/m]")
         p.add_argument("--amor-tan", type=finite, default=1.0e4, help="shock spring AMOR_TAN [N s/m]")
-    p.add_argument("--auto-steps", action="store_true",
-                   help="detect impacts and refine around them instead of the benchmark's windows")
+    if modeling != "d":
+        p.add_argument("--auto-steps", action="store_true",
+                       help="detect impacts and refine around them instead of the benchmark's windows")
     p.add_argument("--mesh", type=Path, default=None, help="gmsh .msh with the benchmark's group names")
     p.add_argument("--archive-every", type=int, default=10, help="ParaView output every N steps of a phase")
     p.add_argument("--no-paraview", action="store_true", help="skip the ParaView series (faster)")
@@ -307,7 +311,8 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
     config = Config(modeling=modeling, width=a.width, height=a.height, tilt_angle=a.tilt_angle, mu=a.mu,
                     young=a.young, poisson=a.poisson, rho=a.rho, amor_alpha=a.amor_alpha,
                     table_young=a.table_young, table_amor_alpha=a.table_amor_alpha, t_end=a.t_end, dt=a.dt,
-                    dt_fine=a.dt_fine, theta=getattr(a, "theta", 0.55), auto_steps=a.auto_steps, mesh=a.mesh,
+                    dt_fine=getattr(a, "dt_fine", None), theta=getattr(a, "theta", 0.55),
+                    auto_steps=getattr(a, "auto_steps", False), mesh=a.mesh,
                     out=a.out, archive_every=a.archive_every, paraview=not a.no_paraview,
                     **({"rigi_nor": a.rigi_nor, "rigi_tan": a.rigi_tan, "amor_nor": a.amor_nor,
                         "amor_tan": a.amor_tan} if modeling == "b" else {}))
@@ -1142,7 +1147,7 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
     study = build(config)
     for warning in study.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    if not config.default_geometry and not config.auto_steps:
+    if not config.default_geometry and not config.auto_steps and config.spec.contact != "theta":
         print("note: the benchmark's impact windows are placed for the 0.36 x 0.80 block; "
               "consider --auto-steps for another geometry", file=sys.stderr)
     record = Run.start(config.out, f"sdnv105{modeling}", command_line(f"cases/sdnv105{modeling}.py", argv),

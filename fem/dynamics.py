@@ -33,7 +33,7 @@ import scipy.sparse.linalg as spla
 from scipy.sparse.csgraph import connected_components
 
 from . import progress
-from .energy import Energies, StepWork, hht_scheme_force, newmark_dissipation, trapezoid
+from .energy import Energies, StepWork, book_step, hht_scheme_force, newmark_dissipation, trapezoid
 from .loads import (Gravity, ImposedDisplacement, NodalForce, ResolvedConstraints, ResolvedLoads,
                     resolve_constraints, resolve_loads)
 from .model import Model
@@ -595,29 +595,13 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
     for term, trial in zip(ctx.multipliers, trials):
         term.commit(trial, u, v, t1)
     term_forces = tuple(each + each_mult)
-    energies = _books(state, du_step, f_ext, reactions, forces.damping,
-                      term_books(ctx, state.term_forces, term_forces, du_step), numerical)
+    energies = book_step(state.energies, du_step, (state.f_ext, f_ext), (state.reactions, reactions),
+                         (state.f_damp, forces.damping), term_books(ctx, state.term_forces, term_forces, du_step),
+                         numerical)
     new = State(t=t1, u=u, v=v, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms,
                 f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult, f_scheme=f_scheme,
                 term_forces=term_forces)
     return new, it
-
-
-def _books(state: State, du: np.ndarray, f_ext: np.ndarray, reactions: np.ndarray, f_damp: np.ndarray,
-           terms: StepWork, numerical: float) -> Energies:
-    """The energy books after a step from ``state`` (fem.energy): trapezoidal works of the external
-    forces, reactions and damping force; the terms' own works; the scheme's dissipation."""
-    e = state.energies
-    return replace(
-        e,
-        external_work=e.external_work + trapezoid(state.f_ext, f_ext, du),
-        reaction_work=e.reaction_work + trapezoid(state.reactions, reactions, du),
-        damping_dissipation=e.damping_dissipation + trapezoid(state.f_damp, f_damp, du),
-        contact_work=e.contact_work + terms.contact,
-        friction_work=e.friction_work + terms.friction,
-        other_work=e.other_work + terms.other,
-        numerical_dissipation=e.numerical_dissipation + numerical,
-    )
 
 
 def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: int = 0, step=None):

@@ -51,7 +51,7 @@ The impulse's work [u].G^T R = R.[g] (exact for a gap linear in u) goes to W_con
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -140,3 +140,21 @@ def hht_scheme_force(alpha_f: float, F0: np.ndarray, F1: np.ndarray, free: np.nd
 def theta_dissipation(M: sp.spmatrix, theta: float, dv: np.ndarray, du: np.ndarray, dF: np.ndarray) -> float:
     """D_num of one Moreau-Jean step [J]: (theta - 1/2) ([v].M[v] - [u].[F]) (module docstring)."""
     return (theta - 0.5) * (float(dv @ (M @ dv)) - float(du @ dF))
+
+
+def book_step(e: Energies, du: np.ndarray, f_ext: tuple[np.ndarray, np.ndarray],
+              reactions: tuple[np.ndarray, np.ndarray], f_damp: tuple[np.ndarray, np.ndarray], terms: StepWork,
+              numerical: float) -> Energies:
+    """The books after one step: trapezoidal works <f>.[u] of the external forces, the reactions
+    and the damping force (each given at the step's start and end, (n_dofs,) [N]), the terms' own
+    works and the scheme's dissipation [J]."""
+    return replace(
+        e,
+        external_work=e.external_work + trapezoid(*f_ext, du),
+        reaction_work=e.reaction_work + trapezoid(*reactions, du),
+        damping_dissipation=e.damping_dissipation + trapezoid(*f_damp, du),
+        contact_work=e.contact_work + terms.contact,
+        friction_work=e.friction_work + terms.friction,
+        other_work=e.other_work + terms.other,
+        numerical_dissipation=e.numerical_dissipation + numerical,
+    )

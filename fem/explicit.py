@@ -26,8 +26,8 @@ import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
 from . import progress
-from .dynamics import Phase, SingularSystemError, State, StepResult, _books, _make_context, term_books
-from .energy import newmark_dissipation
+from .dynamics import Phase, SingularSystemError, State, StepResult, _make_context, term_books
+from .energy import book_step, newmark_dissipation
 from .model import Model
 
 
@@ -93,8 +93,8 @@ def central_differences(model: Model, phase: Phase, state: State, terms: Sequenc
         F0 = current.f_ext + current.reactions - current.f_int - current.f_damp - current.f_terms
         F1 = f_ext + reactions - forces.internal - forces.damping - f_terms
         numerical = newmark_dissipation(model.mass, dt, 0.0, 0.5, du, current.a, a1, current.v, v1, F0, F1, F0, F1)
-        energies = _books(current, du, f_ext, reactions, forces.damping,
-                          term_books(ctx, current.term_forces, each, du), numerical)
+        energies = book_step(current.energies, du, (current.f_ext, f_ext), (current.reactions, reactions),
+                             (current.f_damp, forces.damping), term_books(ctx, current.term_forces, each, du), numerical)
         current = State(t=float(t1), u=u1, v=v1, a=a1, f_int=forces.internal, f_damp=forces.damping,
                         f_terms=f_terms, f_ext=f_ext, reactions=reactions, energies=energies, term_forces=each)
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1

@@ -20,16 +20,15 @@ here.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Iterator, Sequence
 
 import numpy as np
 
 from . import progress
-from .dynamics import (Phase, State, StepResult, _books, _evaluate, _multiplier_forces, _NewtonFailure,
+from .dynamics import (Phase, State, StepResult, _evaluate, _multiplier_forces, _NewtonFailure,
                        _oscillating_nodes, _residuals, _residual_scale, _step_with_subdivision, newton_converged,
                        solve_increment, start_phase, term_books)
-from .energy import theta_dissipation
+from .energy import book_step, theta_dissipation
 from .model import Model
 
 
@@ -82,8 +81,8 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
     for term, trial in zip(ctx.multipliers, trials):
         term.commit(trial, u, v, t1)
     term_forces = tuple(each + each_mult)
-    energies = _books(state, du, f_ext, reactions, forces.damping,
-                      term_books(ctx, state.term_forces, term_forces, du), numerical)
+    energies = book_step(state.energies, du, (state.f_ext, f_ext), (state.reactions, reactions),
+                         (state.f_damp, forces.damping), term_books(ctx, state.term_forces, term_forces, du), numerical)
     a = (v - v0) / dt
     new = State(t=t1, u=u, v=v, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms + f_mult,
                 f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult, term_forces=term_forces)

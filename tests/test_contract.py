@@ -256,7 +256,7 @@ _SDNV105_B_SPRINGS = ["--rigi-nor", "2e10", "--rigi-tan", "1e7", "--amor-nor", "
 # --mu 0.2 lets the pivot slide): the run is there for its flags.
 _SDNV105_STEPS = ["--mu", "0.2", "--auto-steps", "--dt", "0.004", "--dt-fine", "1e-3", "--t-end", "0.062",
                   "--archive-every", "50", "--quiet", "--force"]
-_SDNV105_D_STEPS = ["--mu", "0.2", "--theta", "0.6", "--auto-steps", "--dt", "5e-4", "--dt-fine", "5e-4",
+_SDNV105_D_STEPS = ["--mu", "0.2", "--theta", "0.6", "--dt", "5e-4",
                     "--t-end", "0.003", "--archive-every", "50", "--quiet", "--force"]
 SDNV105_RUN = {
     "sdnv105a": _SDNV105_BLOCK + _SDNV105_STEPS,
@@ -305,9 +305,10 @@ IMPOSSIBLE = {
        for name in SDNV105},
 }
 IMPOSSIBLE["sdnv105b"] += [(["--rigi-nor", "0"], ("--rigi-nor", POSITIVE)), (["--amor-tan", "-1"], ("--amor-tan",))]
-# d: --dt-fine above --dt is refused (the only effect --dt-fine has on d, whose steps are uniform)
+# d integrates with uniform steps of --dt: it has no --dt-fine (nor --auto-steps), and says so
+IMPOSSIBLE["sdnv105d"] = [x for x in IMPOSSIBLE["sdnv105d"] if x[0][0] != "--dt-fine"]
 IMPOSSIBLE["sdnv105d"] += [(["--theta", "0.4"], ("--theta",)),
-                           (["--dt-fine", "2e-4"], ("--dt-fine", "must not exceed --dt"))]
+                           (["--dt-fine", "2e-4"], ("unrecognized arguments: --dt-fine",))]
 
 
 def test_every_script_has_its_contract_rows():
@@ -490,7 +491,7 @@ def check_sdnv105_run(result: Result) -> None:
     expected = SDNV105_PHYSICS + (["--rigi-nor", "--rigi-tan", "--amor-nor", "--amor-tan"] if modeling == "b" else [])
     assert s["configuration"] == "custom" and s["departures"] == expected
     _params(s, width=0.30, height=0.90, tilt_angle=TILT, young=YOUNG, poisson=0.25, rho=RHO, amor_alpha=2e-4,
-            table_young=2e14, table_amor_alpha=1e-3, archive_every=50, auto_steps=True, paraview=True)
+            table_young=2e14, table_amor_alpha=1e-3, archive_every=50, auto_steps=modeling != "d", paraview=True)
     # --width, --height: the script meshed this block (gmsh, the reference layout) into its folder
     mesh = read_mesh(result.folder / "mesh.msh")
     xy = mesh.points[mesh.nodes("BLOCK")]
@@ -524,9 +525,8 @@ def check_sdnv105_run(result: Result) -> None:
     assert s["rigid_body"]["friction_demand"] == pytest.approx(demand, rel=1e-12)
     t = h["t"]
     if modeling == "d":
-        # --dt, --t-end, --theta; d integrates with uniform steps: --dt-fine and --auto-steps only
-        # pass the validation (reported: two flags of d's --help without effect)
-        _params(s, theta=0.6, dt=5e-4, dt_fine=5e-4, t_end=0.003, mu=0.2)
+        # --dt, --t-end, --theta; d integrates with uniform steps of --dt (no --dt-fine, --auto-steps)
+        _params(s, theta=0.6, dt=5e-4, t_end=0.003, mu=0.2)
         assert s["config"]["theta"] == 0.6
         np.testing.assert_allclose(_steps(t), 5e-4, rtol=1e-9)
         assert t[-1] == pytest.approx(0.003, abs=1e-12) and s["run"]["automatic_refinements"] == []
