@@ -152,7 +152,7 @@ MUTATIONS += (
 
 
 def _copy(dest: Path) -> None:
-    ignore = shutil.ignore_patterns(".git", "results", "__pycache__", "*.egg-info", ".pytest_cache", "out*")
+    ignore = shutil.ignore_patterns(".git", "results", "__pycache__", "*.egg-info", ".pytest_cache")
     shutil.copytree(ROOT, dest, ignore=ignore, dirs_exist_ok=True)
 
 
@@ -172,6 +172,8 @@ def _kind(message: str) -> str:
 def check(m: Mutation, scratch: Path) -> tuple[str, str]:
     """Apply ``m`` in ``scratch``, run its tests, restore. Returns (verdict, detail)."""
     path = scratch / m.file
+    if not path.is_file():
+        return "STALE", f"no file {m.file}"
     original = path.read_text()
     count = original.count(m.old)
     if count != 1:
