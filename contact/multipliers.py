@@ -28,6 +28,34 @@ g is the gap, ds the tangential slip increment of the step, f the direction of t
   (``coef_cont`` times a stiffness scale of the slave nodes) steers the iterations only.
 
 With mu = 0 a closed node is in the slip status with R_T = 0 (frictionless contact).
+
+Release rule (when a closed contact may open)
+---------------------------------------------
+With Newmark's trapezoidal rule (beta = 1/4, gamma = 1/2) the energy of the structure changes over
+a step by exactly the trapezoidal work of the contact reactions (fem.energy)::
+
+    [E] = <R_N> [g] = 1/2 (R_N,n g_{n+1} - R_N,{n+1} g_n)        (R_N g = 0 at both ends)
+
+A closing step (R_N,n = 0) takes energy; a step in which a node opens (g_{n+1} > 0) while its
+reaction at the step start was compressive (R_N,n > 0) gives back energy that the structure never
+stored: the contact creates energy, about 1/2 R_N,n v dt per opening (O(dt); large with a
+consistent mass, whose contact reactions ring; small with a redistributed one, fem.mass).
+
+* ``release="immediate"`` (Code_Aster's rule, the default): a node opens in the step in which its
+  reaction would turn to traction, and creates that energy.
+* ``release="located"``: the integrator cuts such a step at the separation instant t*, where the
+  reaction of the node, held closed, vanishes (fem.dynamics.step_with_release: regula falsi, the
+  reaction at t* tensile by at most 1 % of its value at the step start, never compressive); the
+  node opens after t* from a zero or tensile reaction, so every step has [E] <= 0: the contact
+  never creates energy (the identity above, term by term). The same applies to "augmented".
+  ``held`` nodes of a trial (set by the integrator) stay closed whatever their reaction.
+* ``release="delayed"``: the crude form of the same idea, without cutting the step: a node closed
+  under a compressive reaction at the step start stays closed through the step (its reaction at
+  the step's end may be tensile, by as much as the dynamics asks) and opens in the next one. It
+  never creates energy either, costs nothing, and suits a body without damping whose contact
+  reactions vary smoothly (the bar of cases/bar_impact.py); on a stiff damped block it glues the
+  corner for a step and the damping then takes most of the rocking energy (SDNV105 A: the block
+  stops after its first impact).
 """
 from __future__ import annotations
 
@@ -47,6 +75,7 @@ from .zone import ContactError, ContactZone
 logger = logging.getLogger(__name__)
 
 METHODS = ("lagrange", "augmented")
+RELEASES = ("immediate", "located", "delayed")
 
 
 @dataclass
@@ -55,7 +84,9 @@ class TrialContact:
 
     lam : (2 n_s,) interleaved (R_N, R_T) per node [N]; status : (n_s,) OPEN/STICK/SLIP;
     direction : (n_s,) friction-force direction f (+-1) of slipping nodes; changes : (n_s,)
-    status changes so far in the step; u0 : displacement at the start of the step.
+    status changes so far in the step; u0 : displacement at the start of the step; held : nodes
+    that cannot open in this step (set by the integrator, release="located"; from the step start,
+    release="delayed").
     """
 
     lam: np.ndarray
@@ -63,6 +94,7 @@ class TrialContact:
     direction: np.ndarray
     changes: np.ndarray
     u0: np.ndarray
+    held: np.ndarray | None = None  # (n_s,) nodes kept closed through the step (release="located")
 
 
 class MultiplierContact:
@@ -77,14 +109,19 @@ class MultiplierContact:
     coef_cont, coef_frot : augmentation coefficients (dimensionless, > 0): rho_n = coef_cont k,
         rho_t = coef_frot k with k the mean diagonal stiffness of the slave dofs [N/m].
     gap_tolerance : penetration [m] beyond which an open node closes ("lagrange").
+    release : "immediate" (Code_Aster), "located" or "delayed" (never create energy; module docstring).
     """
 
     impulsive = False  # multipliers are forces at the step's ends (True: the step's mean force)
 
     def __init__(self, model: Model, zone: ContactZone, friction: float = 0.0, method: str = "lagrange",
-                 coef_cont: float = 1.0, coef_frot: float = 1.0, gap_tolerance: float = 1e-14) -> None:
+                 coef_cont: float = 1.0, coef_frot: float = 1.0, gap_tolerance: float = 1e-14,
+                 release: str = "immediate") -> None:
         if method not in METHODS:
             raise ContactError(f"unknown contact method {method!r}; choose one of {METHODS}")
+        if release not in RELEASES:
+            raise ContactError(f"unknown release rule {release!r}; choose one of {RELEASES}")
+        self.release = release
         if not (np.isfinite(friction) and friction >= 0):
             raise ContactError(f"friction coefficient must be >= 0, got {friction}")
         for name, value in (("coef_cont", coef_cont), ("coef_frot", coef_frot)):
@@ -153,8 +190,18 @@ class MultiplierContact:
             self._record(u, self._lam, self._status, np.zeros(self.zone.size))
 
     def begin_step(self, u0: np.ndarray) -> TrialContact:
+        held = (self._status != OPEN) & (self._lam[0::2] >= 0) if self.release == "delayed" else None
         return TrialContact(self._lam.copy(), self._status.copy(), self._direction.copy(),
-                            np.zeros(self.zone.size, dtype=int), u0)
+                            np.zeros(self.zone.size, dtype=int), u0, held)
+
+    def opened_under_load(self, trial: TrialContact) -> np.ndarray:
+        """(n_s,) bool: nodes the trial opens that were closed under a compressive reaction at the
+        step start (release="located": the step is cut where their reaction vanishes)."""
+        return (self._status != OPEN) & (self._lam[0::2] > 0) & (trial.status == OPEN)
+
+    def committed_normal_reactions(self) -> np.ndarray:
+        """R_N (n_s,) [N] of the last committed step."""
+        return self._lam[0::2].copy()
 
     def update(self, trial: TrialContact, u: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Revise the statuses at the trial state; returns the indices of nodes that changed.
@@ -183,6 +230,8 @@ class MultiplierContact:
             closed = np.where(closing, gap < -self.gap_tolerance, rn >= 0)
             rn_aug = np.where(closing, -self.rho_n * gap, rn)
             rt_aug = np.where(closing, -self.rho_t * ds, rt)
+        if trial.held is not None:
+            closed = closed | trial.held
         over = np.abs(rt_aug) > mu * np.maximum(rn_aug, 0.0) * (1 + 1e-10)
         f_new = np.sign(rt_aug)
         # a frictionless "slip" (no direction yet, e.g. after a mu = 0 phase) is decided afresh
@@ -208,19 +257,22 @@ class MultiplierContact:
         gap = np.where(np.isfinite(gap), gap, 0.0)
         closed, stick, slip = st != OPEN, st == STICK, st == SLIP
         res_n = np.where(closed, self.rho_n * gap, rn)
-        res_t = np.where(stick, self.rho_t * ds, np.where(slip, rt - mu * f * (rn - self.rho_n * gap), rt))
+        # the slip cap mu (R_N - rho_n g) is never negative: a node held closed under traction
+        # (release "located" or "delayed") has no friction force
+        cap_on = slip if trial.held is None else slip & ~(trial.held & ((rn - self.rho_n * gap) <= 0))
+        res_t = np.where(stick, self.rho_t * ds, np.where(cap_on, rt - mu * f * (rn - self.rho_n * gap), rt))
         # d/d(unknown): rows of Gn (closed), Gt (stick), mu f rho_n Gn (slip), times row_factor
         on_rows = np.empty(2 * ns)
         on_rows[0::2] = np.where(closed, self.rho_n, 0.0)
         on_rows[1::2] = np.where(stick, self.rho_t, 0.0)
         slip_rows = np.zeros(2 * ns)
-        slip_rows[1::2] = np.where(slip, mu * f * self.rho_n, 0.0)
+        slip_rows[1::2] = np.where(cap_on, mu * f * self.rho_n, 0.0)
         Du = sp.diags(on_rows * row_factor) @ G + sp.diags(slip_rows * row_factor) @ Gn_tangent
         # d/dlam: 2 x 2 blocks [[d res_n/d rn, 0], [d res_t/d rn, d res_t/d rt]]
         i = np.arange(ns)
         rows = np.concatenate([2 * i, 2 * i + 1, 2 * i + 1])
         cols = np.concatenate([2 * i, 2 * i, 2 * i + 1])
-        vals = np.concatenate([np.where(closed, 0.0, 1.0), np.where(slip, -mu * f, 0.0),
+        vals = np.concatenate([np.where(closed, 0.0, 1.0), np.where(cap_on, -mu * f, 0.0),
                                np.where(stick, 0.0, 1.0)])
         Dl = sp.csr_matrix((vals, (rows, cols)), shape=(2 * ns, 2 * ns))
         residual = np.empty(2 * ns)

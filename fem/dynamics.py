@@ -14,6 +14,8 @@ Residual at t_{n+1} (HHT weighting alpha_f, see :mod:`fem.schemes`)::
     R(u1) = M a1 + (1 + alpha_f) g1 - alpha_f g0,   g = f_int(u) + f_damp(u, v) + f_terms(u, v, t) - f_ext(t)
 
 ``f_terms`` are extra force terms (contact, discrete springs) implementing :class:`ForceTerm`.
+The massless dofs of a redistributed mass (fem.mass) are quasi-static: their rows are g1 = 0 (no
+inertia, no HHT weighting), their velocity [u]/dt.
 Newton convergence follows Code_Aster: RESI_GLOB_RELA, ||R_free||_inf <= rela * ||L||_inf, where
 L gathers the external forces, the support reactions, the internal, damping, term and inertia forces
 (the forces in play, so that a free motion has a scale too); RESI_GLOB_MAXI,
@@ -464,18 +466,21 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
     u = state.u.copy()  # imposed values apply from the first step on, as in Code_Aster restarts
     for term in terms:
         term.set_phase(phase, u)
-    forces, f_terms, _, _, each = _evaluate(ctx, u, state.v, t0, tangent=False)
     trials = [term.begin_step(u) for term in ctx.multipliers]
+    f_ext = ctx.loads.at(t0)
+    if model.massless_dofs.size and state.f_int is None and not isinstance(phase.scheme, Static):
+        u = _quasi_static_start(ctx, u, state.v, t0, trials, f_ext)
+    forces, f_terms, _, _, each = _evaluate(ctx, u, state.v, t0, tangent=False)
     _, _, f_mult, each_mult = _multiplier_forces(ctx, trials, u, state.v, update=False)
     f_terms = f_terms + f_mult
-    f_ext = ctx.loads.at(t0)
     a = state.a
     if a is None:
         a = np.zeros(model.n_dofs)
-        rhs = (f_ext - forces.internal - forces.damping - f_terms)[ctx.free]
-        M_ff = model.mass[ctx.free][:, ctx.free]
-        a[ctx.free] = _solve(M_ff.tocsc(), rhs, ctx.free,
-                             f"phase {phase.name!r} at t = {t0:.9g} s (initial acceleration)")
+        massive = np.setdiff1d(ctx.free, model.massless_dofs, assume_unique=True)  # fem.mass: quasi-static dofs out
+        rhs = (f_ext - forces.internal - forces.damping - f_terms)[massive]
+        M_ff = model.mass[massive][:, massive]
+        a[massive] = _solve(M_ff.tocsc(), rhs, massive,
+                            f"phase {phase.name!r} at t = {t0:.9g} s (initial acceleration)")
     g = forces.internal + forces.damping + f_terms - f_ext
     cdofs = ctx.constraints.dofs
     reactions = np.zeros(model.n_dofs)
@@ -494,13 +499,36 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
     return ctx, new
 
 
+def _quasi_static_start(ctx: "_PhaseContext", u: np.ndarray, v: np.ndarray, t: float, trials,
+                        f_ext: np.ndarray) -> np.ndarray:
+    """Initial data of the massless (quasi-static) dofs (fem.mass): their displacement in static
+    equilibrium with the massive dofs, f_int + f_damp + f_terms = f_ext on the free massless dofs, the
+    multiplier forces held at their committed values; a state already in equilibrium is returned
+    unchanged. Newton on those dofs alone (K_ss is regular: each massless node is held by its
+    elements)."""
+    dofs = np.intersect1d(ctx.free, ctx.model.massless_dofs, assume_unique=True)
+    if not dofs.size:
+        return u
+    _, _, f_mult, _ = _multiplier_forces(ctx, trials, u, v, update=False)
+    u = u.copy()
+    for _ in range(ctx.phase.newton.max_iterations):
+        forces, f_terms, K, _, _ = _evaluate(ctx, u, v, t, tangent=True)
+        R = (forces.internal + forces.damping + f_terms + f_mult - f_ext)
+        scale = _residual_scale(forces.internal, f_ext, f_terms + f_mult)
+        if float(np.max(np.abs(R[dofs]))) <= 1e-12 * max(scale, 1e-300):
+            break
+        u[dofs] -= _solve(K[dofs][:, dofs].tocsc(), R[dofs], dofs,
+                          f"phase {ctx.phase.name!r} at t = {t:.9g} s (massless dofs' initial equilibrium)")
+    return u
+
+
 def solve_increment(J: sp.csr_matrix, free: np.ndarray, R_free: np.ndarray, lins, trials, c: np.ndarray,
-                    force_weight: float, where: str = "Newton correction") -> np.ndarray:
+                    force_weight, where: str = "Newton correction") -> np.ndarray:
     """Newton correction of the free unknowns, and of the multipliers (added to ``trial.lam``).
 
     Solves [[J_ff, -w G_f^T], [B_f, A]] [dx; dlam] = -[R_free; c] with G the multiplier force rows,
     B and A the derivatives of the multiplier equations, w the weight of the multiplier forces in
-    the residual. An equation acting (up to round-off) only on imposed dofs, e.g. sticking at a node
+    the residual (a number, or (n_dofs,) per dof). An equation acting (up to round-off) only on imposed dofs, e.g. sticking at a node
     whose dof is also imposed, is redundant with the support: its multiplier is set to zero.
     """
     if not lins:
@@ -516,7 +544,9 @@ def solve_increment(J: sp.csr_matrix, free: np.ndarray, R_free: np.ndarray, lins
         A = A + sp.csr_matrix((np.ones(redundant.size), (redundant, redundant)), shape=A.shape)
         c = c.copy()
         c[redundant] = lam_all[redundant]
-    system = sp.bmat([[J[free][:, free], -force_weight * G[:, free].T], [B, A]]).tocsc()
+    Gt = G[:, free].T
+    Gt = -force_weight * Gt if np.ndim(force_weight) == 0 else _scale_rows(Gt, -np.asarray(force_weight)[free])
+    system = sp.bmat([[J[free][:, free], Gt], [B, A]]).tocsc()
     sol = _solve(system, -np.concatenate([R_free, c]), free, where, J, B_all)
     n_lam = np.cumsum([trial.lam.size for trial in trials])[:-1]
     for trial, part in zip(trials, np.split(sol[free.size:], n_lam)):
@@ -524,12 +554,20 @@ def solve_increment(J: sp.csr_matrix, free: np.ndarray, R_free: np.ndarray, lins
     return sol[:free.size]
 
 
-def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, int]:
-    """One time step from ``state`` to ``t1``; raises _NewtonFailure."""
+def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: bool = False):
+    """One time step from ``state`` to ``t1``; raises _NewtonFailure. Returns (state, iterations).
+
+    hold : per multiplier term, a mask (n_s,) of nodes kept closed through the step, or None.
+    probe : solve only and return the trials (the multipliers at t1), committing nothing.
+    Raises _ReleaseEvent, before committing anything, when a term whose release rule is
+    "located" opens a node that was closed under a compressive reaction (see step_with_release),
+    unless ``hold`` is given (a list of None: no node held and no such check).
+    """
     model, scheme, settings = ctx.model, ctx.phase.scheme, ctx.phase.newton
     dt = t1 - state.t
     static = isinstance(scheme, Static)
     u0, v0, a0 = state.u, state.v, state.a
+    quasi_static = np.zeros(0, dtype=np.int64)
     if static:
         ca = cv = af = 0.0
         zero = np.zeros_like(u0)
@@ -541,19 +579,34 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
     else:
         beta, gamma, af = scheme.beta, scheme.gamma, scheme.alpha_f
         ca, cv = 1.0 / (beta * dt * dt), gamma / (beta * dt)
+        quasi_static = model.massless_dofs  # fem.mass: no Newmark recursion, v = [u] / dt, a = 0
 
         def kinematics(u):
             a = ca * (u - u0 - dt * v0) - (0.5 / beta - 1.0) * a0
-            return a, v0 + dt * ((1.0 - gamma) * a0 + gamma * a)
+            v = v0 + dt * ((1.0 - gamma) * a0 + gamma * a)
+            if quasi_static.size:
+                a[quasi_static] = 0.0
+                v[quasi_static] = (u[quasi_static] - u0[quasi_static]) / dt
+            return a, v
 
         u = u0 + dt * v0 + 0.5 * dt * dt * a0  # predictor: constant acceleration
     g0 = state.f_int + state.f_damp + state.f_terms - state.f_ext
     cdofs, free = ctx.constraints.dofs, ctx.free
     M = model.mass
+    # HHT weights of g1 and g0 per dof: the massless dofs' equations are static at t1, unweighted
+    # (a weighted statics (1 + af) g1 = af g0 would be a recursion, unstable for af < -1/2)
+    w1, w0 = 1.0 + af, af
+    if quasi_static.size and af != 0.0:
+        w1, w0 = np.full(model.n_dofs, 1.0 + af), np.full(model.n_dofs, af)
+        w1[quasi_static], w0[quasi_static] = 1.0, 0.0
 
     u[cdofs] = ctx.constraints.at(t1)
     f_ext = ctx.loads.at(t1)
     trials = [term.begin_step(u0) for term in ctx.multipliers]
+    if hold is not None:
+        for trial, mask in zip(trials, hold):
+            if mask is not None:
+                trial.held = mask if trial.held is None else (trial.held | mask)
     momentum_rate = _residual_scale(M @ v0) / dt if not static else 0.0  # free-flight scale, per step
     it = 0
     while True:
@@ -563,7 +616,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
         f_terms = f_terms + f_mult
         g = forces.internal + forces.damping + f_terms - f_ext
         Ma = M @ a
-        R = Ma + (1.0 + af) * g - af * g0
+        R = Ma + w1 * g - w0 * g0
         R_free, c, res, res_c = _residuals(R, free, lins, it)
         reactions_c = (Ma + g)[cdofs]
         scale = _residual_scale(f_ext, reactions_c, forces.internal, forces.damping, f_terms, Ma)
@@ -573,20 +626,28 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
         if it >= settings.max_iterations or oscillating:
             detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""
             raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
-        J = (ca * M + (1.0 + af) * (K + cv * C)).tocsr()
-        du = solve_increment(J, free, R_free, lins, trials, c, 1.0 + af,
+        tangent = K + _velocity_derivative(C, cv, quasi_static, dt)
+        J = (ca * M + (w1 * tangent if np.ndim(w1) == 0 else _scale_rows(tangent, w1))).tocsr()
+        du = solve_increment(J, free, R_free, lins, trials, c, w1,
                              f"phase {ctx.phase.name!r}, step ending at t = {t1:.9g} s")
         u = u.copy()
         u[free] += du
         it += 1
 
+    if probe:
+        return trials, it
+    if hold is None:
+        opened = [term.opened_under_load(trial) if getattr(term, "release", "immediate") == "located" else None
+                  for term, trial in zip(ctx.multipliers, trials)]
+        if any(m is not None and m.any() for m in opened):
+            raise _ReleaseEvent(opened, it)
     reactions = np.zeros(model.n_dofs)
     reactions[cdofs] = reactions_c
     du_step = u - u0
     # the books' forces, from the states' own fields (not from the residual's g0, g)
     F0 = state.f_ext + state.reactions - state.f_int - state.f_damp - state.f_terms
     F1 = f_ext + reactions - forces.internal - forces.damping - f_terms
-    f_scheme = hht_scheme_force(af, F0, F1, free)
+    f_scheme = hht_scheme_force(af, F0, F1, np.setdiff1d(free, quasi_static, assume_unique=True))
     numerical = 0.0
     if not static:
         numerical = newmark_dissipation(M, dt, beta, gamma, du_step, a0, a, v0, v, state.f_scheme, f_scheme, F0, F1)
@@ -604,12 +665,124 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, in
     return new, it
 
 
-def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: int = 0, step=None):
-    """Advance to t1 with ``step(ctx, state, t1)`` (default: the Newmark/HHT Newton step), cutting
-    the step on Newton failure. Returns (state, iterations, substeps)."""
-    step = _newton_step if step is None else step
+def _scale_rows(A: sp.spmatrix, w: np.ndarray) -> sp.csr_matrix:
+    """diag(w) A for a CSR copy of A (n, m), w (n,): scales the stored values in place."""
+    A = A.tocsr(copy=True)
+    A.data *= np.repeat(w, np.diff(A.indptr))
+    return A
+
+
+def _velocity_derivative(C: sp.spmatrix, cv: float, quasi_static: np.ndarray, dt: float) -> sp.spmatrix:
+    """C dv/du: cv C, with the columns of the quasi-static (massless) dofs scaled by 1/dt instead
+    (their velocity is [u] / dt, fem.mass). C (n_dofs, n_dofs)."""
+    if not quasi_static.size or C.nnz == 0:
+        return cv * C
+    C = C.tocsr(copy=True)
+    factor = np.full(C.shape[1], cv)
+    factor[quasi_static] = 1.0 / dt
+    C.data *= factor[C.indices]
+    return C
+
+
+class _ReleaseEvent(Exception):
+    """A step opened contact nodes that were closed under a compressive reaction (per multiplier
+    term: mask (n_s,) or None); iterations spent."""
+
+    def __init__(self, opened, iterations: int) -> None:
+        super().__init__()
+        self.opened, self.iterations = opened, iterations
+
+
+#: a located release accepts a separation instant where the held nodes' reaction lies in
+#: [-RELEASE_TOLERANCE * R_N,n, 0] (tensile at most by this fraction of the reaction at the step start)
+RELEASE_TOLERANCE = 1e-2
+RELEASE_PROBES = 8
+#: a separation found in the last quarter of a step is moved to the step's end (the node held through
+#: the step, its reaction tensile by what a quarter step adds): a remainder step of a fraction of dt
+#: has forces of order 1/dt^2 in its Newton matrix that may not converge
+RELEASE_MIN_REST = 0.25
+
+
+def step_with_release(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, int, int]:
+    """A Newmark/HHT step whose contacts open at the instant their reaction vanishes (release rule
+    "located", contact.multipliers). Returns (state, iterations, substeps).
+
+    When the step opens a node that was closed under a compressive reaction R_N,n > 0, the step is
+    cut at the separation instant t*: the nodes are held closed over [t_n, t], and t is found by
+    regula falsi (Illinois) on f(t) = min over those nodes of R_N(t) / R_N,n, from f(t_n) = 1 and
+    f(t1) < 0, until f(t*) lies in [-RELEASE_TOLERANCE, 0] (at most RELEASE_PROBES probes; the last
+    bracket end with f <= 0 otherwise). The step to t* (nodes held) is committed, and the rest of the
+    step, to t1, starts from a reaction that is zero or tensile: with the trapezoidal rule no step
+    then gives energy back ([E] = 1/2 (R_n g_{n+1} - R_{n+1} g_n) <= 0, contact.multipliers).
+    """
     try:
-        new, it = step(ctx, state, t1)
+        new, it = _newton_step(ctx, state, t1)
+        return new, it, 1
+    except _ReleaseEvent as event:
+        spent, hold = event.iterations, event.opened
+    start = [term.committed_normal_reactions() for term in ctx.multipliers]
+
+    def f(t):
+        nonlocal spent
+        trials, it = _newton_step(ctx, state, t, hold=hold, probe=True)
+        spent += it
+        return min(float(np.min(trial.lam[0::2][m] / r0[m])) for trial, m, r0 in zip(trials, hold, start)
+                   if m is not None and m.any())
+
+    if math.isclose(state.t, ctx.phase.t_start, rel_tol=0.0, abs_tol=1e-9 * (t1 - state.t)):
+        # a phase start: the reactions of the step start belong to the previous phase (its supports
+        # and loads, e.g. a held block just released) and may jump: no separation instant to locate
+        logger.info("phase %s starts with a contact opening under load at t = %.9g s: release not located",
+                    ctx.phase.name, state.t)
+        new, it = _newton_step(ctx, state, t1, hold=[None] * len(hold))
+        return new, spent + it, 1
+    ta, fa, tb, fb = state.t, 1.0, t1, f(t1)
+    if fb > 0:  # held through the whole step the reaction stays compressive: the opening is Newton's noise
+        new, it = _newton_step(ctx, state, t1, hold=hold)
+        return new, spent + it, 1
+    side, fb_true = 0, fb  # Illinois: the weights fa, fb are halved, fb_true is the reaction ratio at tb
+    for _ in range(RELEASE_PROBES):
+        if fb_true >= -RELEASE_TOLERANCE:
+            break
+        tc = tb - fb * (tb - ta) / (fb - fa)
+        if not ta < tc < tb:
+            tc = 0.5 * (ta + tb)
+        try:
+            fc = f(tc)
+        except _NewtonFailure:  # keep the bracket end found so far (its reaction is not compressive)
+            break
+        if fc > 0:
+            ta, fa = tc, fc
+            if side == -1:
+                fb *= 0.5
+            side = -1
+        else:
+            tb, fb, fb_true = tc, fc, fc
+            if side == 1:
+                fa *= 0.5
+            side = 1
+    if t1 - tb < RELEASE_MIN_REST * (t1 - state.t):
+        tb = t1  # a separation in the step's last quarter: held to its end (reaction tensile, small)
+    middle, it = _newton_step(ctx, state, tb, hold=hold)
+    spent += it
+    if tb >= t1:
+        return middle, spent, 1
+    # the step to t* is committed (the terms' variables with it): a failure of the rest must be
+    # resolved from t*, by its own subdivision, not by retrying the whole step from t_n
+    new, it, n = _step_with_subdivision(ctx, middle, t1)
+    return new, spent + it, 1 + n
+
+
+def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: int = 0, step=None):
+    """Advance to t1 with ``step(ctx, state, t1)`` (default: the Newmark/HHT Newton step with its
+    contact releases located, :func:`step_with_release`), cutting the step on Newton failure.
+    Returns (state, iterations, substeps)."""
+    step = step_with_release if step is None else step
+    try:
+        result = step(ctx, state, t1)
+        if len(result) == 3:
+            return result
+        new, it = result
         return new, it, 1
     except _NewtonFailure as failure:
         sub = ctx.phase.subdivision

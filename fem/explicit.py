@@ -49,6 +49,9 @@ def central_differences(model: Model, phase: Phase, state: State, terms: Sequenc
     Energies are booked as in the implicit integrator (fem.energy), the scheme's dissipation being
     Newmark's with beta = 0, gamma = 1/2: -dt^2/4 [a].M<a>.
     """
+    if model.massless_dofs.size:
+        raise ValueError(f"phase {phase.name!r}: central differences need a mass on every free dof: use a "
+                         "consistent or lumped mass, not a redistributed one (its massless dofs are quasi-static)")
     ctx = _make_context(model, phase, terms)
     free, cdofs = ctx.free, ctx.constraints.dofs
     for term in ctx.terms:

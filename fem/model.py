@@ -29,6 +29,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .elements import ReferenceElement, reference_element
+from .mass import MASS_KINDS, MassTransfer, mass_transfer
 from .material import ElasticMaterial
 from .mesh import Mesh, MeshError
 from .sparsity import SparsityPattern
@@ -204,9 +205,14 @@ class Model:
         (Code_Aster AFFE_MATERIAU / AFFE_MODELE C_PLAN).
     thickness : out-of-plane thickness [m], > 0 (default 1 m).
     kinematics : ``"total_lagrangian"`` (default, large rotations) or ``"small_strain"``.
-    lumped_mass : HRZ-lumped (diagonal) mass instead of the consistent mass.
+    lumped_mass : HRZ-lumped (diagonal) mass instead of the consistent mass (same as mass="lumped").
     point_masses : node group -> mass [kg] added to every node of the group in x and y
         (Code_Aster discrete element DIS_T, M_T_D_N); such nodes need no region.
+    mass : "consistent" (default), "lumped" (HRZ) or "redistributed": the nodes of the groups
+        ``massless`` (contact surfaces) carry no mass, each body keeping its total mass, centre of
+        mass and second moments of mass (:mod:`fem.mass`); their dofs are :attr:`massless_dofs`,
+        quasi-static in the time integrators.
+    massless : node or line groups freed of mass when mass="redistributed".
 
     Nodes that belong to no region and carry no point mass have neither stiffness nor mass; their
     dofs are listed in :attr:`unused_dofs` and the time integrators hold them at zero.
@@ -220,7 +226,17 @@ class Model:
         kinematics: str = "total_lagrangian",
         lumped_mass: bool = False,
         point_masses: Mapping[str, float] | None = None,
+        mass: str | None = None,
+        massless: Sequence[str] = (),
     ) -> None:
+        mass = mass if mass is not None else ("lumped" if lumped_mass else "consistent")
+        if mass not in MASS_KINDS:
+            raise ValueError(f"unknown mass matrix {mass!r}; choose one of {MASS_KINDS}")
+        if lumped_mass and mass != "lumped":
+            raise ValueError(f"lumped_mass=True contradicts mass={mass!r}")
+        if (mass == "redistributed") != bool(massless):
+            raise ValueError("mass='redistributed' needs the groups of its massless nodes (massless=...), "
+                             "and massless groups need mass='redistributed'")
         if not (np.isfinite(thickness) and thickness > 0):
             raise ValueError(f"thickness must be > 0 m, got {thickness}")
         if kinematics not in KINEMATICS:
@@ -235,7 +251,8 @@ class Model:
         self.mesh = mesh
         self.thickness = float(thickness)
         self.kinematics = kinematics
-        self.lumped_mass = lumped_mass
+        self.mass_kind = mass
+        self.lumped_mass = mass == "lumped"
         self.n_dofs = 2 * mesh.n_nodes
         self.sets = tuple(build_element_set(mesh, g, m, self.thickness) for g, m in items)
         self.pattern = SparsityPattern.from_element_dofs(self.n_dofs, [s.dofs for s in self.sets])
@@ -247,6 +264,16 @@ class Model:
         for s in self.sets:
             used[s.dofs.ravel()] = True
         self.unused_dofs = np.flatnonzero(~used)
+        self.transfer: MassTransfer | None = None
+        if mass == "redistributed":
+            nodes = np.unique(np.concatenate([np.asarray(mesh.nodes(g), dtype=np.int64) for g in massless]))
+            if np.any(self.point_mass[nodes] > 0):
+                raise ValueError("a massless (contact) node carries a point mass: mass redistribution needs its "
+                                 "nodes free of any mass")
+            self.transfer = mass_transfer(mesh.points, [s.connectivity for s in self.sets], nodes, self.n_dofs)
+        #: (n,) dofs without mass (quasi-static in the time integrators); empty unless redistributed
+        self.massless_dofs = (self.transfer.massless_dofs if self.transfer is not None
+                              else np.zeros(0, dtype=np.int64))
         self._element_masses = [self._element_mass(s) for s in self.sets]
         self.mass = self._assemble_mass()
         betas = [s.material.rayleigh_mass for s in self.sets]
@@ -268,12 +295,14 @@ class Model:
         return M.reshape(ne, 2 * nen, 2 * nen)
 
     def _assemble_mass(self, factors: Sequence[float] | None = None) -> sp.csr_matrix:
-        """Mass matrix [kg], each region's block scaled by ``factors`` (default 1)."""
+        """Mass matrix [kg], each region's block scaled by ``factors`` (default 1); redistributed
+        (P^T M P, fem.mass) when the model's mass is."""
         if factors is not None:
-            return self.pattern.assemble([f * m for f, m in zip(factors, self._element_masses)])
-        M = self.pattern.assemble(self._element_masses)
-        M.data[self.pattern.diagonal] += np.repeat(self.point_mass, 2)
-        return M
+            M = self.pattern.assemble([f * m for f, m in zip(factors, self._element_masses)])
+        else:
+            M = self.pattern.assemble(self._element_masses)
+            M.data[self.pattern.diagonal] += np.repeat(self.point_mass, 2)
+        return M if self.transfer is None else self.transfer.redistribute(M)
 
     def gravity_force(self, acceleration: Sequence[float]) -> np.ndarray:
         """Nodal body force (n_dofs,) [N] of a uniform acceleration field g (2,) [m/s^2]:
@@ -283,7 +312,7 @@ class Model:
         for s in self.sets:
             nodal = s.material.density * np.einsum("qa,eq->ea", s.mass_shape, s.mass_dvol)  # (ne, nen) kg
             f += _scatter(s.dofs, (nodal[..., None] * g).reshape(s.n_elements, -1), self.n_dofs)
-        return f
+        return f  # the continuum's body force, also with a redistributed mass (fem.mass)
 
     def total_mass(self, group: str | None = None) -> float:
         """Mass [kg] of the whole model (regions and point masses) or of one region."""
@@ -291,9 +320,13 @@ class Model:
         return float(regions + (self.point_mass.sum() if group is None else 0.0))
 
     def kinetic_energy(self, v: np.ndarray, group: str | None = None) -> float:
-        """0.5 v^T M v [J], of the whole model or of one region (Code_Aster POST_ELEM ENER_CIN)."""
+        """0.5 v^T M v [J], of the whole model or of one region (Code_Aster POST_ELEM ENER_CIN);
+        with a redistributed mass, of the transferred velocity P v (fem.mass), so that the regions'
+        energies add up to the model's."""
         if group is None:
             return 0.5 * float(v @ (self.mass @ v))
+        if self.transfer is not None:
+            v = self.transfer.matrix @ v
         for s, m in zip(self.sets, self._element_masses):
             if s.group == group:
                 ve = v[s.dofs]

@@ -4,9 +4,14 @@ status, resource bounds, progress on stderr, and the map from what went wrong to
 Exit codes (:func:`execute`)
 ----------------------------
 ==== ====================================================================================
-0    the run completed (its checks may still have failed: read ``summary.json``)
+0    the run completed (its checks may still have failed: read ``summary.json``); an SDNV105
+     run's energy books agree with it to 1 % of its potential-energy drop
 1    the run failed: Newton did not converge, a singular system, a result file that could not
-     be written; ``summary.json`` says ``status: failed`` with the message
+     be written; ``summary.json`` says ``status: failed`` with the message. Also a run whose
+     results contradict it, one ``error:`` line on stderr saying how: SDNV105 stops after a tilt
+     that left the block strained (``status: failed``, ``tilt.passed`` false), and a completed
+     SDNV105 run whose energy books miss by more than 1 % of its potential-energy drop keeps
+     ``status: complete`` with ``energy_check.passed`` false (its files are all written)
 2    bad input, refused before anything ran: a flag, a mesh file, the output folder, a run
      larger than the machine (see :func:`check_resources`); one line on stderr
 130  interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: ``status: interrupted``, histories and

@@ -92,6 +92,9 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
 def integrate_theta(model: Model, phase: Phase, state: State, terms: Sequence = ()) -> Iterator[StepResult]:
     """Integrate one phase with the Moreau-Jean theta-method (see the module docstring)."""
     theta = phase.scheme.theta
+    if model.massless_dofs.size:
+        raise ValueError(f"phase {phase.name!r}: the Moreau-Jean theta-method needs a mass on every free dof "
+                         "(its velocity is a state variable): use a consistent or lumped mass, not a redistributed one")
     ctx, state = start_phase(model, phase, state, terms)
     yield StepResult(phase.name, state, 0, 0, True)
     times = phase.times()

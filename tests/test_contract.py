@@ -246,9 +246,10 @@ SHORT = {
 }
 # SDNV105 a-d: the short run is the custom run of every flag (FLAG_RUNS); the benchmark label is
 # checked on the interrupted run (test_sdnv105_sigint_is_exit_130_with_the_steps_on_disk)
-_SDNV105_BLOCK = ["--width", "0.30", "--height", "0.90", "--tilt-angle", "0.012", "--young", "1.2e12",
-                  "--poisson", "0.25", "--rho", "2900", "--amor-alpha", "2e-4", "--table-young", "2e14",
-                  "--table-amor-alpha", "1e-3"]
+# --tilt-rule code_aster: Code_Aster's push for this custom block (auto would tilt it by the exact rule)
+_SDNV105_BLOCK = ["--width", "0.30", "--height", "0.90", "--tilt-angle", "0.012", "--tilt-rule", "code_aster",
+                  "--young", "1.2e12", "--poisson", "0.25", "--rho", "2900", "--amor-alpha", "2e-4",
+                  "--table-young", "2e14", "--table-amor-alpha", "1e-3"]
 _SDNV105_B_SPRINGS = ["--rigi-nor", "2e10", "--rigi-tan", "1e7", "--amor-nor", "8e6", "--amor-tan", "2e4"]
 # a, b, c: steps of 1 ms in the benchmark's fine start, then 4 ms, impacts found by --auto-steps,
 # to 0.062 s (the first impact of this sliding block, about 0.06 s, is caught); d: uniform theta
@@ -259,9 +260,9 @@ _SDNV105_STEPS = ["--mu", "0.2", "--auto-steps", "--dt", "0.004", "--dt-fine", "
 _SDNV105_D_STEPS = ["--mu", "0.2", "--theta", "0.6", "--dt", "5e-4",
                     "--t-end", "0.003", "--archive-every", "50", "--quiet", "--force"]
 SDNV105_RUN = {
-    "sdnv105a": _SDNV105_BLOCK + _SDNV105_STEPS,
+    "sdnv105a": _SDNV105_BLOCK + _SDNV105_STEPS + ["--mass", "redistributed"],
     "sdnv105b": _SDNV105_BLOCK + _SDNV105_B_SPRINGS + _SDNV105_STEPS,
-    "sdnv105c": _SDNV105_BLOCK + _SDNV105_STEPS,
+    "sdnv105c": _SDNV105_BLOCK + _SDNV105_STEPS + ["--mass", "redistributed"],
     "sdnv105d": _SDNV105_BLOCK + _SDNV105_D_STEPS,
 }
 for _name, _argv in SDNV105_RUN.items():
@@ -300,6 +301,7 @@ IMPOSSIBLE = {
                         (["--t-end", "-2"], ("--t-end must be after the start of the phase",))],
     **{name: [(["--dt", "-1e-3"], ("--dt", POSITIVE)), (["--dt-fine", "inf"], ("argument --dt-fine", FINITE)),
               (["--tilt-angle", "0.5"], ("--tilt-angle", "topples")),
+              (["--tilt-rule", "small-angle"], ("--tilt-rule", "invalid choice")),
               (["--archive-every", "0"], ("--archive-every",)),
               (["--mesh", "missing.msh"], ("--mesh missing.msh",))]
        for name in SDNV105},
@@ -310,6 +312,23 @@ IMPOSSIBLE["sdnv105d"] = [x for x in IMPOSSIBLE["sdnv105d"] if x[0][0] != "--dt-
 IMPOSSIBLE["sdnv105d"] += [(["--theta", "0.4"], ("--theta",)),
                            (["--dt-fine", "2e-4"], ("unrecognized arguments: --dt-fine",))]
 
+
+# bar_impact (its FLAG_RUNS and their checks: after FLAG_RUNS)
+SHORT["bar_impact"] = (["--setup", "periodic", "--nx", "10", "--t-end", "1.5", "--quiet", "--force"], "benchmark")
+IMPOSSIBLE["bar_impact"] = [
+    (["--length", "-0.2"], ("--length", POSITIVE)), (["--rho", "inf"], ("argument --rho", FINITE)),
+    (["--dt", "-1e-3"], ("--dt", POSITIVE)), (["--nx", "0"], ("--nx",)), (["--poisson", "0.5"], ("--poisson",)),
+    (["--gap", "-1e-3"], ("--gap",)), (["--velocity", "0"], ("--velocity", POSITIVE)),
+    (["--setup", "periodic", "--velocity", "1"], ("--velocity", "--setup wall")),
+    (["--setup", "periodic", "--gap", "0"], ("--gap", "--setup wall")),
+    (["--method", "theta", "--mass", "redistributed"], ("--mass redistributed", "--method theta")),
+    (["--method", "penalty", "--release", "immediate"], ("--release",)),
+    (["--method", "theta", "--scheme", "hht"], ("--scheme hht", "--method theta")),
+    (["--alpha", "-0.1"], ("--alpha", "--scheme hht")),
+    (["--scheme", "hht", "--alpha", "0.2"], ("--alpha",)),
+    (["--nx", "1"], ("--nx", "redistributed")),
+    (["--method", "euler"], ("--method", "invalid choice")),
+]
 
 def test_every_script_has_its_contract_rows():
     assert len(SCRIPTS) >= 11 and "sdnv105a" in SCRIPTS and not any(s.endswith("_common") for s in SCRIPTS)
@@ -487,7 +506,8 @@ def check_sdnv105_run(result: Result) -> None:
     # --auto-steps (a, b, c) or d's uniform steps: no note about windows placed for the 0.36 x 0.80 block
     assert result.err == ""
     # every physical flag makes the run custom; b has no table: its --table-* flags change nothing in
-    # the model but are listed as departures all the same (reported)
+    # the model but are listed as departures all the same (reported); --tilt-rule code_aster is the
+    # benchmark's rule, not a departure
     expected = SDNV105_PHYSICS + (["--rigi-nor", "--rigi-tan", "--amor-nor", "--amor-tan"] if modeling == "b" else [])
     assert s["configuration"] == "custom" and s["departures"] == expected
     _params(s, width=0.30, height=0.90, tilt_angle=TILT, young=YOUNG, poisson=0.25, rho=RHO, amor_alpha=2e-4,
@@ -496,9 +516,22 @@ def check_sdnv105_run(result: Result) -> None:
     mesh = read_mesh(result.folder / "mesh.msh")
     xy = mesh.points[mesh.nodes("BLOCK")]
     np.testing.assert_allclose(np.ptp(xy, axis=0), [0.30, 0.90], rtol=1e-12)
-    # --tilt-angle, --height: the tilt imposes DX(C1) = -tilt * height, held exactly until the release
+    # --tilt-angle, --height, --tilt-rule code_aster: the tilt imposes DX(C1) = -tilt * height, held
+    # exactly until the release. The exact rule, which auto resolves to for this custom block, would
+    # turn C1 rigidly about O: DX(C1) = -2l sin(tilt) - b (1 - cos(tilt)), 9.8e-4 of it further (1.05e-5 m)
     h = result.history()
     assert h["dx_C1"][0] == pytest.approx(-TILT * 0.90, rel=1e-9)
+    assert abs(-0.90 * math.sin(TILT) - 0.15 * (1 - math.cos(TILT)) - h["dx_C1"][0]) > 5e-4 * TILT * 0.90
+    _params(s, tilt_rule="code_aster")
+    assert s["config"]["tilt_rule"] == s["tilt"]["rule"] == "code_aster" and s["tilt"]["passed"]
+    # --mass redistributed (a, c): the block's five base nodes carry no mass, the block keeps its
+    # own (rho 2b 2l per metre); b and d keep the consistent mass
+    if modeling in "ac":
+        _params(s, mass="redistributed")
+        assert s["mass"]["kind"] == "redistributed" and s["mass"]["massless_nodes"] == 5
+    else:
+        assert s["mass"]["kind"] == "consistent" and s["mass"]["massless_nodes"] == 0
+    assert s["mass"]["block_mass"] == pytest.approx(RHO * 0.30 * 0.90, rel=1e-12)
     # --archive-every 50: the 150 self-weight steps archived at steps 0, 50, 100, 150
     assert len(read_pvd(result.folder / "selfweight.pvd")) == 150 // 50 + 1
     sw = result.history("selfweight_history.csv")
@@ -1003,6 +1036,105 @@ FLAG_RUNS: list[FlagRun] = [
                                           "0.25", "--rho", "2900", "--amor-alpha", "2e-4", "--table-amor-alpha", "1e-3",
                                           "--dt", "0.015", "--alpha", "-0.2", "--kinematics", "small_strain",
                                           "--quiet"), check_preload_custom),
+]
+
+
+# --- bar_impact ---------------------------------------------------------------------------------------
+# (its rows of SHORT and IMPOSSIBLE are with the tables' other rows, before the tests that read them)
+BAR_SDNV100 = dict(length=0.2, young=2e11, rho=8000.0)  # the wall's reference data (the script's docstring)
+
+
+def check_bar_short(result: Result) -> None:
+    """The periodic bar, nx 10, to t = 1.5: steps of h/(2c) = 0.05 s, the first contact at t = 1."""
+    s = completed(result)
+    _params(s, setup="periodic", nx=10, t_end=1.5, dt=0.05, mass="redistributed", release="delayed")
+    np.testing.assert_allclose(_steps(result.history()["t"]), 0.05, rtol=1e-9)
+    assert s["contact_start"] == pytest.approx(1.0, abs=0.05)  # within dt of L/c
+
+
+def check_bar_wall_custom(result: Result) -> None:
+    """--length 0.1 --young 1e11 --rho 4000 (c = 5000 m/s), --velocity 50, --gap 1e-3: contact from
+    gap/V = 2e-5 s for 2L/c = 4e-5 s at rho c V = 1e9 Pa, rebound +50 m/s (tolerances of the script's
+    checks; the rebound to 5 %: nx 20 resolves it to 2.5 %, a factor 2 from the default 100 m/s);
+    energy 1/2 rho A L V^2 = 200 J; --release immediate (not auto's delayed): the energy grows at
+    the opening (measured 1 + 3.6e-4; delayed never exceeds 1 + 1e-8); --scheme newmark: no
+    numerical dissipation; --no-paraview: no ParaView file."""
+    s = completed(result)
+    _params(s, setup="wall", length=0.1, young=1e11, rho=4000.0, velocity=50.0, gap=1e-3, nx=20,
+            method="augmented", mass="redistributed", release="immediate", scheme="newmark", paraview=False)
+    assert s["configuration"] == "custom"
+    assert s["departures"] == ["--length", "--young", "--rho", "--velocity", "--gap"]
+    dt, h, c = 0.1 / 20 / (2 * 5000.0), 0.1 / 20, 5000.0
+    assert s["parameters"]["dt"] == pytest.approx(dt, rel=1e-12)
+    assert result.history()["t"][-1] == pytest.approx(2e-5 + 4 * 0.1 / c, rel=1e-12)  # default --t-end
+    assert abs(s["contact_start"] - 2e-5) <= dt
+    assert abs(s["contact_duration"] - 4e-5) <= 2 * dt + h / c
+    assert s["mean_contact_stress"] == pytest.approx(4000 * c * 50, rel=0.05)
+    assert s["rebound_velocity"] == pytest.approx(50.0, rel=0.05)
+    assert s["initial_energy"] == pytest.approx(0.5 * 4000 * 4e-4 * 0.1 * 50**2, rel=1e-12)
+    assert s["max_energy_ratio"] > 1 + 1e-5
+    assert abs(s["energy_books"]["numerical_dissipation"]) < 1e-9 * s["initial_energy"]
+    assert not list(result.folder.glob("*.pvd")) and not list(result.folder.glob("*.vtu"))
+
+
+def check_bar_periodic_hht(result: Result) -> None:
+    """--scheme hht --alpha -0.3: the scheme dissipates (the energy books' numerical dissipation,
+    exactly 0 with Newmark's average acceleration, is above 1 % of the initial energy: measured 44 %
+    with nu = 0); --dt 0.05: the steps; --mass lumped: the end nodes keep their mass, so the release
+    is immediate and the initial energy the exact 1/8 (a redistributed mass starts from (1 - h)/8);
+    --poisson 0.25: custom, and the wave checks have no verdict; the ParaView series has every step
+    (60 steps, fewer than the script's 200 frames)."""
+    s = completed(result)
+    _params(s, setup="periodic", nx=10, dt=0.05, t_end=3.0, mass="lumped", release="immediate", scheme="hht",
+            alpha=-0.3, poisson=0.25, paraview=True)
+    assert s["configuration"] == "custom" and s["departures"] == ["--poisson"]
+    np.testing.assert_allclose(_steps(result.history()["t"]), 0.05, rtol=1e-9)
+    assert s["energy_books"]["numerical_dissipation"] > 0.01 * s["initial_energy"]
+    # u = (1 - x)/2 with u_y = 0 in plane stress: strain energy (E / (1 - nu^2)) A L / 8, all of it (the
+    # lumped mass leaves no node massless: a redistributed mass would start from (1 - h) of it)
+    assert s["initial_energy"] == pytest.approx(0.125 / (1 - 0.25**2), rel=1e-12)
+    wave = [c for c in s["checks"] if not c["quantity"].startswith("max energy")]
+    assert wave and all(c["passed"] is None and "--poisson 0.25" in c["note"] for c in wave)
+    assert len(read_pvd(result.folder / "solution.pvd")) == 61
+
+
+def check_bar_theta(result: Result) -> None:
+    """--method theta: the mass defaults to consistent, said on stdout; the impact only takes energy."""
+    s = completed(result)
+    _params(s, setup="wall", method="theta", mass="consistent", mass_given=False, release="none", nx=10, t_end=1e-4)
+    assert "note: --method theta: the mass is consistent" in result.out
+    assert s["max_energy_ratio"] <= 1 + 1e-8
+    assert abs(s["contact_start"] - 2e-5) <= s["parameters"]["dt"]
+
+
+def check_bar_penalty(result: Result) -> None:
+    """--method penalty: springs of total stiffness k = 100 E A / h at the end; with the two end
+    nodes pressed equally, the energy they store is F^2 / (2 k) for the total force F = sigma A
+    (to 1e-9 of the largest: the two nodes' penetrations agree to round-off)."""
+    s = completed(result)
+    k = 100 * BAR_SDNV100["young"] * 4e-4 / (0.2 / 10)
+    _params(s, method="penalty", nx=10, penalty_stiffness=k)
+    h = result.history()
+    stored = (h["contact_stress"] * 4e-4) ** 2 / (2 * k)
+    assert h["penalty_energy"].max() > 0
+    np.testing.assert_allclose(h["penalty_energy"], stored, rtol=0, atol=1e-9 * stored.max())
+
+
+FLAG_RUNS += [
+    FlagRun("bar_impact", "progress", ("--setup", "periodic", "--nx", "4", "--t-end", "0.5", "--no-paraview"),
+            check_progress(True)),
+    FlagRun("bar_impact", "short", tuple(SHORT["bar_impact"][0]), check_bar_short),
+    FlagRun("bar_impact", "wall-custom", ("--setup", "wall", "--length", "0.1", "--young", "1e11", "--rho", "4000",
+                                          "--velocity", "50", "--gap", "1e-3", "--nx", "20", "--method", "augmented",
+                                          "--mass", "redistributed", "--release", "immediate", "--scheme", "newmark",
+                                          "--no-paraview", "--quiet"), check_bar_wall_custom),
+    FlagRun("bar_impact", "periodic-hht", ("--setup", "periodic", "--nx", "10", "--dt", "0.05", "--t-end", "3",
+                                           "--mass", "lumped", "--scheme", "hht", "--alpha", "-0.3", "--poisson",
+                                           "0.25", "--quiet"), check_bar_periodic_hht),
+    FlagRun("bar_impact", "theta", ("--method", "theta", "--nx", "10", "--t-end", "1e-4", "--no-paraview", "--quiet"),
+            check_bar_theta),
+    FlagRun("bar_impact", "penalty", ("--method", "penalty", "--nx", "10", "--t-end", "1e-4", "--no-paraview",
+                                      "--quiet"), check_bar_penalty),
 ]
 
 
