@@ -368,8 +368,8 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
     if modeling in ("a", "c"):
         p.add_argument("--mass", choices=("consistent", "redistributed"), default="consistent",
                        help="mass matrix: Code_Aster's consistent mass (default), or redistributed: the block's "
-                            "base nodes massless, its mass, centre and inertia kept (fem.mass), with the contact "
-                            "release that never creates energy")
+                            "base nodes massless, its mass, centre and inertia kept (fem.mass); Code_Aster's "
+                            "immediate contact release is kept (README)")
     if modeling != "d":
         p.add_argument("--auto-steps", action="store_true",
                        help="detect impacts and refine around them instead of the benchmark's windows")

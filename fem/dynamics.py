@@ -357,6 +357,7 @@ class _PhaseContext:
     free: np.ndarray
     terms: Sequence[ForceTerm]
     multipliers: Sequence[MultiplierTerm]
+    massive: np.ndarray  # the free dofs with mass (all free dofs unless the mass is redistributed, fem.mass)
     force_scale: float = 0.0  # largest residual scale met in the phase (fallback in free flight)
 
 
@@ -367,7 +368,9 @@ def _make_context(model: Model, phase: Phase, terms: Sequence) -> _PhaseContext:
     mask[constraints.dofs] = False
     force_terms = [t for t in terms if not _is_multiplier_term(t)]
     multipliers = [t for t in terms if _is_multiplier_term(t)]
-    return _PhaseContext(model, phase, constraints, loads, np.flatnonzero(mask), force_terms, multipliers)
+    free = np.flatnonzero(mask)
+    massive = np.setdiff1d(free, model.massless_dofs, assume_unique=True) if model.massless_dofs.size else free
+    return _PhaseContext(model, phase, constraints, loads, free, force_terms, multipliers, massive)
 
 
 def _multiplier_forces(ctx: _PhaseContext, trials, u, v, update: bool):
@@ -476,7 +479,7 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
     a = state.a
     if a is None:
         a = np.zeros(model.n_dofs)
-        massive = np.setdiff1d(ctx.free, model.massless_dofs, assume_unique=True)  # fem.mass: quasi-static dofs out
+        massive = ctx.massive  # fem.mass: the quasi-static dofs are left out
         rhs = (f_ext - forces.internal - forces.damping - f_terms)[massive]
         M_ff = model.mass[massive][:, massive]
         a[massive] = _solve(M_ff.tocsc(), rhs, massive,
@@ -554,14 +557,14 @@ def solve_increment(J: sp.csr_matrix, free: np.ndarray, R_free: np.ndarray, lins
     return sol[:free.size]
 
 
-def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: bool = False):
+def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: bool = False,
+                 locate: bool = True):
     """One time step from ``state`` to ``t1``; raises _NewtonFailure. Returns (state, iterations).
 
     hold : per multiplier term, a mask (n_s,) of nodes kept closed through the step, or None.
     probe : solve only and return the trials (the multipliers at t1), committing nothing.
-    Raises _ReleaseEvent, before committing anything, when a term whose release rule is
-    "located" opens a node that was closed under a compressive reaction (see step_with_release),
-    unless ``hold`` is given (a list of None: no node held and no such check).
+    locate : raise _ReleaseEvent, before committing anything, when a term whose release rule is
+        "located" opens a node that was closed under a compressive reaction (see step_with_release).
     """
     model, scheme, settings = ctx.model, ctx.phase.scheme, ctx.phase.newton
     dt = t1 - state.t
@@ -636,7 +639,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
 
     if probe:
         return trials, it
-    if hold is None:
+    if locate:
         opened = [term.opened_under_load(trial) if getattr(term, "release", "immediate") == "located" else None
                   for term, trial in zip(ctx.multipliers, trials)]
         if any(m is not None and m.any() for m in opened):
@@ -647,7 +650,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
     # the books' forces, from the states' own fields (not from the residual's g0, g)
     F0 = state.f_ext + state.reactions - state.f_int - state.f_damp - state.f_terms
     F1 = f_ext + reactions - forces.internal - forces.damping - f_terms
-    f_scheme = hht_scheme_force(af, F0, F1, np.setdiff1d(free, quasi_static, assume_unique=True))
+    f_scheme = hht_scheme_force(af, F0, F1, ctx.massive)
     numerical = 0.0
     if not static:
         numerical = newmark_dissipation(M, dt, beta, gamma, du_step, a0, a, v0, v, state.f_scheme, f_scheme, F0, F1)
@@ -711,9 +714,11 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float) -> tuple[Stat
     cut at the separation instant t*: the nodes are held closed over [t_n, t], and t is found by
     regula falsi (Illinois) on f(t) = min over those nodes of R_N(t) / R_N,n, from f(t_n) = 1 and
     f(t1) < 0, until f(t*) lies in [-RELEASE_TOLERANCE, 0] (at most RELEASE_PROBES probes; the last
-    bracket end with f <= 0 otherwise). The step to t* (nodes held) is committed, and the rest of the
-    step, to t1, starts from a reaction that is zero or tensile: with the trapezoidal rule no step
-    then gives energy back ([E] = 1/2 (R_n g_{n+1} - R_{n+1} g_n) <= 0, contact.multipliers).
+    bracket end with f <= 0 otherwise; a t* within RELEASE_MIN_REST of the step's end is moved to
+    t1). The step to t* (nodes held) is committed, and the rest of the step, to t1, starts from a
+    reaction that is zero or tensile: with the trapezoidal rule no such step gives energy back
+    ([E] = 1/2 (R_n g_{n+1} - R_{n+1} g_n) <= 0, contact.multipliers). In the first step of a phase
+    the opening is not located (the reactions of the previous phase may jump).
     """
     try:
         new, it = _newton_step(ctx, state, t1)
@@ -734,11 +739,11 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float) -> tuple[Stat
         # and loads, e.g. a held block just released) and may jump: no separation instant to locate
         logger.info("phase %s starts with a contact opening under load at t = %.9g s: release not located",
                     ctx.phase.name, state.t)
-        new, it = _newton_step(ctx, state, t1, hold=[None] * len(hold))
+        new, it = _newton_step(ctx, state, t1, locate=False)
         return new, spent + it, 1
     ta, fa, tb, fb = state.t, 1.0, t1, f(t1)
     if fb > 0:  # held through the whole step the reaction stays compressive: the opening is Newton's noise
-        new, it = _newton_step(ctx, state, t1, hold=hold)
+        new, it = _newton_step(ctx, state, t1, hold=hold, locate=False)
         return new, spent + it, 1
     side, fb_true = 0, fb  # Illinois: the weights fa, fb are halved, fb_true is the reaction ratio at tb
     for _ in range(RELEASE_PROBES):
@@ -763,7 +768,7 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float) -> tuple[Stat
             side = 1
     if t1 - tb < RELEASE_MIN_REST * (t1 - state.t):
         tb = t1  # a separation in the step's last quarter: held to its end (reaction tensile, small)
-    middle, it = _newton_step(ctx, state, tb, hold=hold)
+    middle, it = _newton_step(ctx, state, tb, hold=hold, locate=False)
     spent += it
     if tb >= t1:
         return middle, spent, 1
@@ -774,16 +779,12 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float) -> tuple[Stat
 
 
 def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: int = 0, step=None):
-    """Advance to t1 with ``step(ctx, state, t1)`` (default: the Newmark/HHT Newton step with its
-    contact releases located, :func:`step_with_release`), cutting the step on Newton failure.
-    Returns (state, iterations, substeps)."""
+    """Advance to t1 with ``step(ctx, state, t1) -> (state, iterations, substeps)`` (default: the
+    Newmark/HHT Newton step with its contact releases located, :func:`step_with_release`), cutting
+    the step on Newton failure. Returns (state, iterations, substeps)."""
     step = step_with_release if step is None else step
     try:
-        result = step(ctx, state, t1)
-        if len(result) == 3:
-            return result
-        new, it = result
-        return new, it, 1
+        return step(ctx, state, t1)
     except _NewtonFailure as failure:
         sub = ctx.phase.subdivision
         if level >= sub.max_level:

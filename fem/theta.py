@@ -99,7 +99,7 @@ def integrate_theta(model: Model, phase: Phase, state: State, terms: Sequence = 
     yield StepResult(phase.name, state, 0, 0, True)
     times = phase.times()
     def step(c, s, t):
-        return _theta_step(c, s, t, theta)
+        return (*_theta_step(c, s, t, theta), 1)
 
     for k, t1 in enumerate(times):
         state, it, n = _step_with_subdivision(ctx, state, float(t1), step=step)
