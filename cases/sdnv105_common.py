@@ -96,6 +96,15 @@ TILT_RULES = {
              "-1.05 s about O's position then",
     "auto": "code_aster for the benchmark's physics, exact otherwise",
 }
+# When the release's contacts close and open (--contact-events; a and c, Lagrange / augmented
+# contact; contact.multipliers, fem.dynamics.step_with_release)
+CONTACT_EVENTS = {
+    "immediate": "Code_Aster's: a contact closes at the end of the step in which it penetrates and opens in the "
+                 "step in which its reaction would turn to traction",
+    "located": "each step is cut where a contact's gap or reaction vanishes, so no landing or lift-off takes "
+               "or gives the O(dt) energy of the immediate rule",
+    "auto": "located with --mass redistributed, immediate with the consistent mass",
+}
 # The tilt must leave the block as the rigid block tilted: a run whose block stores more strain energy
 # at the end of the tilt than this fraction of the rigid block's potential-energy drop to its first
 # impact stops there (the release would start from another state than the one its references assume)
@@ -200,6 +209,8 @@ class Config:
     dt: float | None = None
     dt_fine: float | None = None
     theta: float = 0.55
+    alpha: float | None = None  # HHT alpha of every release step (None: the benchmark's schedule)
+    contact_events: str = "auto"  # a, c: CONTACT_EVENTS
     auto_steps: bool = False
     mass: str = "consistent"  # a, c: "redistributed" frees the block's base of mass (fem.mass)
     mesh: Path | None = None
@@ -225,6 +236,16 @@ class Config:
         """The rigid-block reference assumes the pivot sticks: true when mu exceeds the largest
         |R_T|/R_N the rigid rocking needs before the first impact."""
         return self.mu > friction_demand(self)
+
+    @property
+    def contact_events_resolved(self) -> str:
+        """'located' or 'immediate' (Code_Aster's): when the release's contacts close and open
+        (a, c; auto = located with the redistributed mass, immediate with the consistent one)."""
+        if self.spec.contact not in ("lagrange", "augmented"):
+            return "immediate"
+        if self.contact_events == "auto":
+            return "located" if self.mass == "redistributed" else "immediate"
+        return self.contact_events
 
     @property
     def tilt_rule_resolved(self) -> str:
@@ -262,6 +283,8 @@ class Config:
             (self.dt is None or self.dt > 0, f"--dt must be > 0 s, got {self.dt}"),
             (self.dt_fine is None or self.dt_fine > 0, f"--dt-fine must be > 0 s, got {self.dt_fine}"),
             (0.5 <= self.theta <= 1.0, f"--theta must lie in [0.5, 1], got {self.theta:g}"),
+            (self.alpha is None or -1.0 / 3.0 <= self.alpha <= 0.0,
+             f"--alpha must lie in [-1/3, 0] (HHT), got {self.alpha}"),
             (self.archive_every >= 1, f"--archive-every must be >= 1, got {self.archive_every}"),
             (self.rigi_nor > 0, f"--rigi-nor must be > 0 N/m, got {self.rigi_nor:g}"),
             (self.rigi_tan >= 0, f"--rigi-tan must be >= 0 N/m, got {self.rigi_tan:g}"),
@@ -368,9 +391,17 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
     if modeling in ("a", "c"):
         p.add_argument("--mass", choices=("consistent", "redistributed"), default="consistent",
                        help="mass matrix: Code_Aster's consistent mass (default), or redistributed: the block's "
-                            "base nodes massless, its mass, centre and inertia kept (fem.mass); Code_Aster's "
-                            "immediate contact release is kept (README)")
+                            "base nodes massless, its mass, centre and inertia kept (fem.mass)")
+        p.add_argument("--contact-events", choices=list(CONTACT_EVENTS), default="auto",
+                       help="when the release's contacts close and open: immediate = Code_Aster's rule (at the "
+                            "end of the step); located = at their instant inside the step; auto (default) = "
+                            "located with --mass redistributed, immediate otherwise (README)")
     if modeling != "d":
+        p.add_argument("--alpha", type=finite, default=None,
+                       help="HHT alpha of every release step, in [-1/3, 0] (0: Newmark's average acceleration); "
+                            "default: the benchmark's, -0.1 / -0.2 in the fine windows and around detected "
+                            "impacts, 0 in the coarse steps. One alpha for uniform-step studies "
+                            "(cases/convergence.py)")
         p.add_argument("--auto-steps", action="store_true",
                        help="detect impacts and refine around them instead of the benchmark's windows")
     p.add_argument("--mesh", type=Path, default=None, help="gmsh .msh with the benchmark's group names")
@@ -386,6 +417,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
                     young=a.young, poisson=a.poisson, rho=a.rho, amor_alpha=a.amor_alpha,
                     table_young=a.table_young, table_amor_alpha=a.table_amor_alpha, t_end=a.t_end, dt=a.dt,
                     dt_fine=getattr(a, "dt_fine", None), theta=getattr(a, "theta", 0.55),
+                    alpha=getattr(a, "alpha", None), contact_events=getattr(a, "contact_events", "auto"),
                     auto_steps=getattr(a, "auto_steps", False), mass=getattr(a, "mass", "consistent"), mesh=a.mesh,
                     out=a.out, archive_every=a.archive_every, paraview=not a.no_paraview,
                     **({"rigi_nor": a.rigi_nor, "rigi_tan": a.rigi_tan, "amor_nor": a.amor_nor,
@@ -650,6 +682,7 @@ def release_phase(study: Study, name: str, t0: float, t1: float, dt: float, alph
     """A phase of the free rocking: constant gravity, supports, friction mu; HHT(alpha), or the
     theta-scheme for modeling d."""
     cfg = study.config
+    alpha = alpha if cfg.alpha is None else cfg.alpha
     scheme = Theta(cfg.theta) if cfg.spec.contact == "theta" else HHT(alpha, modified_equilibrium=modified)
     return Phase(name, t0, t1, dt, scheme, gravity=Gravity((0.0, -G)),
                  constraints=supports(study), friction=cfg.mu, newton=cfg.spec.newton_release,
@@ -831,6 +864,11 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
     windows = _windows(study)
     refinements: list[dict] = []
     first = True
+    if cfg.contact_events_resolved == "located":
+        # contacts close and open at their instants (contact.multipliers, closing and release
+        # rules): the immediate rules take and give O(dt) energy that depends on where in the step
+        # a corner lands or lifts. Release phases only: the preload has no impact.
+        study.contact.closing = study.contact.release = "located"
 
     def advance(phase):
         nonlocal state, first
@@ -1100,12 +1138,17 @@ def rigid_checks(config: Config, R: dict, impacts: list[dict], rigid: dict) -> l
 def detect_impacts(R: dict) -> list[dict]:
     """Impacts: a corner contact closing after being open (status column), with the block kinetic
     energy just before (the maximum over the last 40 % of the preceding flight, as the benchmark
-    reads its collision instants) and just after (the minimum over the next 5 ms)."""
+    reads its collision instants) and just after (the minimum over the next 5 ms). The pivot O
+    settling on its elastic support in the first RELEASE_TRANSIENT after the release (a lift of a
+    few nanometres for a step or two, kinetic energy ~1e-5 J) is not an impact: the block leaves the
+    tilt resting on O."""
     impacts = []
     for corner in ("O", "A"):
         status = R[f"status_{corner}"]
         closes = np.flatnonzero((status[1:] != OPEN) & (status[:-1] == OPEN)) + 1
         for k in closes:
+            if corner == "O" and R["t"][k] < RELEASE_TRANSIENT:
+                continue
             impacts.append((float(R["t"][k]), corner, k))
     impacts.sort()
     out, t_prev = [], 0.0
@@ -1334,6 +1377,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
                                                     for k, v in asdict(cfg).items()},
                "departures": cfg.departures(), "run": output.stats, "failure": output.failure}
     model = study.model
+    summary["contact_events"] = cfg.contact_events_resolved
     summary["mass"] = {"kind": model.mass_kind, "massless_nodes": int(model.massless_dofs.size // 2),
                        "block_mass": model.total_mass("BLOCK")}
     summary["rigid_body"] = rigid_reference(cfg)

@@ -130,9 +130,12 @@ class Phase:
             raise ValueError(f"phase {self.name!r}: archive_every must be >= 1")
 
     def times(self) -> np.ndarray:
-        """Step end times (n_steps,) [s], uniform dt with a shorter last step if needed."""
+        """Step end times (n_steps,) [s], uniform dt with a shorter last step if needed. A remainder
+        shorter than 1e-6 dt (the round-off of a start time reached by adding thousands of steps)
+        lengthens the last step instead of making a step of 1e-14 s, whose Newton matrix
+        (M / (beta dt^2)) is out of the arithmetic's range."""
         span = self.t_end - self.t_start
-        n = max(1, math.ceil(span / self.dt - 1e-9))
+        n = max(1, math.ceil(span / self.dt - 1e-6))
         t = self.t_start + self.dt * np.arange(1, n + 1)
         t[-1] = self.t_end
         return t
@@ -558,13 +561,17 @@ def solve_increment(J: sp.csr_matrix, free: np.ndarray, R_free: np.ndarray, lins
 
 
 def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: bool = False,
-                 locate: bool = True):
+                 locate: bool = True, kept_open=None, land: bool = True):
     """One time step from ``state`` to ``t1``; raises _NewtonFailure. Returns (state, iterations).
 
     hold : per multiplier term, a mask (n_s,) of nodes kept closed through the step, or None.
-    probe : solve only and return the trials (the multipliers at t1), committing nothing.
-    locate : raise _ReleaseEvent, before committing anything, when a term whose release rule is
-        "located" opens a node that was closed under a compressive reaction (see step_with_release).
+    kept_open : per multiplier term, a mask (n_s,) of nodes kept open through the step, or None.
+    probe : solve only and return (trials, iterations, u): the multipliers and displacement at t1,
+        committing nothing.
+    locate : raise, before committing anything, _LandingEvent when a term whose closing rule is
+        "located" closes a node that was open (unless ``land`` is False), else _ReleaseEvent when a
+        term whose release rule is "located" opens a node that was closed under a compressive
+        reaction (see step_with_release). A landing comes first: it is what unloads the other nodes.
     """
     model, scheme, settings = ctx.model, ctx.phase.scheme, ctx.phase.newton
     dt = t1 - state.t
@@ -610,6 +617,10 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
         for trial, mask in zip(trials, hold):
             if mask is not None:
                 trial.held = mask if trial.held is None else (trial.held | mask)
+    if kept_open is not None:
+        for trial, mask in zip(trials, kept_open):
+            if mask is not None:
+                trial.free = mask
     momentum_rate = _residual_scale(M @ v0) / dt if not static else 0.0  # free-flight scale, per step
     it = 0
     while True:
@@ -638,8 +649,12 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
         it += 1
 
     if probe:
-        return trials, it
+        return trials, it, u
     if locate:
+        landed = [term.landed(trial) if land and getattr(term, "closing", "immediate") == "located" else None
+                  for term, trial in zip(ctx.multipliers, trials)]
+        if any(m is not None and m.any() for m in landed):
+            raise _LandingEvent(landed, it)
         opened = [term.opened_under_load(trial) if getattr(term, "release", "immediate") == "located" else None
                   for term, trial in zip(ctx.multipliers, trials)]
         if any(m is not None and m.any() for m in opened):
@@ -687,6 +702,35 @@ def _velocity_derivative(C: sp.spmatrix, cv: float, quasi_static: np.ndarray, dt
     return C
 
 
+def _illinois(f, ta: float, fa: float, tb: float, fb: float, done, probes: int, zero_above: bool):
+    """Regula falsi with the Illinois modification on a bracket [ta, tb] of an event function with
+    f(ta) above zero and f(tb) below it (f = 0 counts as above when ``zero_above``). Stops when
+    ``done(f(ta), f(tb))``, after ``probes`` evaluations, or when f fails to converge (the bracket
+    found so far is kept). Returns (ta, f(ta), tb, f(tb)), the values true, not the halved weights."""
+    side, fa_true, fb_true = 0, fa, fb
+    for _ in range(probes):
+        if done(fa_true, fb_true):
+            break
+        tc = tb - fb * (tb - ta) / (fb - fa)
+        if not ta < tc < tb:
+            tc = 0.5 * (ta + tb)
+        try:
+            fc = f(tc)
+        except _NewtonFailure:
+            break
+        if fc > 0 or (zero_above and fc == 0):
+            ta, fa, fa_true = tc, fc, fc
+            if side == -1:
+                fb *= 0.5
+            side = -1
+        else:
+            tb, fb, fb_true = tc, fc, fc
+            if side == 1:
+                fa *= 0.5
+            side = 1
+    return ta, fa_true, tb, fb_true
+
+
 class _ReleaseEvent(Exception):
     """A step opened contact nodes that were closed under a compressive reaction (per multiplier
     term: mask (n_s,) or None); iterations spent."""
@@ -694,6 +738,15 @@ class _ReleaseEvent(Exception):
     def __init__(self, opened, iterations: int) -> None:
         super().__init__()
         self.opened, self.iterations = opened, iterations
+
+
+class _LandingEvent(Exception):
+    """A step closed contact nodes that were open at its start (per multiplier term: mask (n_s,) or
+    None); iterations spent."""
+
+    def __init__(self, landed, iterations: int) -> None:
+        super().__init__()
+        self.landed, self.iterations = landed, iterations
 
 
 #: a located release accepts a separation instant where the held nodes' reaction lies in
@@ -706,7 +759,7 @@ RELEASE_PROBES = 8
 RELEASE_MIN_REST = 0.25
 
 
-def step_with_release(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, int, int]:
+def step_with_release(ctx: _PhaseContext, state: State, t1: float, land: bool = True) -> tuple[State, int, int]:
     """A Newmark/HHT step whose contacts open at the instant their reaction vanishes (release rule
     "located", contact.multipliers). Returns (state, iterations, substeps).
 
@@ -721,15 +774,17 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float) -> tuple[Stat
     the opening is not located (the reactions of the previous phase may jump).
     """
     try:
-        new, it = _newton_step(ctx, state, t1)
+        new, it = _newton_step(ctx, state, t1, land=land)
         return new, it, 1
+    except _LandingEvent as event:
+        return _step_to_landing(ctx, state, t1, event.landed, event.iterations)
     except _ReleaseEvent as event:
         spent, hold = event.iterations, event.opened
     start = [term.committed_normal_reactions() for term in ctx.multipliers]
 
     def f(t):
         nonlocal spent
-        trials, it = _newton_step(ctx, state, t, hold=hold, probe=True)
+        trials, it, _ = _newton_step(ctx, state, t, hold=hold, probe=True)
         spent += it
         return min(float(np.min(trial.lam[0::2][m] / r0[m])) for trial, m, r0 in zip(trials, hold, start)
                    if m is not None and m.any())
@@ -745,27 +800,9 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float) -> tuple[Stat
     if fb > 0:  # held through the whole step the reaction stays compressive: the opening is Newton's noise
         new, it = _newton_step(ctx, state, t1, hold=hold, locate=False)
         return new, spent + it, 1
-    side, fb_true = 0, fb  # Illinois: the weights fa, fb are halved, fb_true is the reaction ratio at tb
-    for _ in range(RELEASE_PROBES):
-        if fb_true >= -RELEASE_TOLERANCE:
-            break
-        tc = tb - fb * (tb - ta) / (fb - fa)
-        if not ta < tc < tb:
-            tc = 0.5 * (ta + tb)
-        try:
-            fc = f(tc)
-        except _NewtonFailure:  # keep the bracket end found so far (its reaction is not compressive)
-            break
-        if fc > 0:
-            ta, fa = tc, fc
-            if side == -1:
-                fb *= 0.5
-            side = -1
-        else:
-            tb, fb, fb_true = tc, fc, fc
-            if side == 1:
-                fa *= 0.5
-            side = 1
+    # the bracket end kept is tb, whose reaction is not compressive
+    _, _, tb, _ = _illinois(f, ta, fa, tb, fb, lambda fa_, fb_: fb_ >= -RELEASE_TOLERANCE, RELEASE_PROBES,
+                            zero_above=False)
     if t1 - tb < RELEASE_MIN_REST * (t1 - state.t):
         tb = t1  # a separation in the step's last quarter: held to its end (reaction tensile, small)
     middle, it = _newton_step(ctx, state, tb, hold=hold, locate=False)
@@ -775,6 +812,79 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float) -> tuple[Stat
     # the step to t* is committed (the terms' variables with it): a failure of the rest must be
     # resolved from t*, by its own subdivision, not by retrying the whole step from t_n
     new, it, n = _step_with_subdivision(ctx, middle, t1)
+    return new, spent + it, 1 + n
+
+
+#: a located landing accepts a landing instant where the landed nodes' gap lies in
+#: [0, LANDING_TOLERANCE * g_n] (the node closes in the next step from at most 1 % of its gap)
+LANDING_TOLERANCE = 1e-2
+LANDING_PROBES = 8
+#: a landing within this fraction of the step from either end is not located (its closing work is
+#: at most this fraction of the immediate rule's), so no step is cut to a sliver
+LANDING_MIN_STEP = 1e-3
+
+
+def _step_after_landing(ctx: _PhaseContext, state: State, t1: float) -> tuple[State, int, int]:
+    """:func:`step_with_release` with its nodes closing at the step's end (the rest of a step cut at
+    a landing: locating the landing again would cut it without end)."""
+    return step_with_release(ctx, state, t1, land=False)
+
+
+def _step_to_landing(ctx: _PhaseContext, state: State, t1: float, landed, spent: int) -> tuple[State, int, int]:
+    """The step from ``state`` to ``t1`` of :func:`step_with_release` in which contact nodes open at
+    its start land (closing rule "located", contact.multipliers). Returns (state, iterations, substeps).
+
+    The landed nodes are kept open (``kept_open``) and the landing instant t* is found by regula falsi
+    (Illinois) on f(t) = min over them of g(t) / g_n, from f(t_n) = 1 and f(t1) < 0, until f(t*)
+    lies in [0, LANDING_TOLERANCE] (at most LANDING_PROBES probes). The step to t* is committed with
+    the nodes still open (gap >= 0, no reaction, no contact work), and the rest of the step, to t1,
+    closes them from that gap with the immediate rule: the landing takes 1/2 R_N g(t*), at most
+    LANDING_TOLERANCE of the 1/2 R_N g_n the immediate rule takes. Nodes touching at the step start
+    (g_n <= 0), a landing within LANDING_MIN_STEP of either end of the step, or a free trajectory
+    that does not penetrate by t1 are not located.
+    """
+    terms = ctx.multipliers
+    start = [term.gaps(state.u) if m is not None else None for term, m in zip(terms, landed)]
+    landed = [None if m is None else (m & (g0 > 0)) for m, g0 in zip(landed, start)]
+    if not any(m is not None and m.any() for m in landed):
+        new, it = _newton_step(ctx, state, t1, locate=False)
+        return new, spent + it, 1
+
+    def f(t):
+        nonlocal spent
+        _, it, u = _newton_step(ctx, state, t, kept_open=landed, probe=True)
+        spent += it
+        return min(float(np.min(term.gaps(u)[m] / g0[m])) for term, m, g0 in zip(terms, landed, start)
+                   if m is not None and m.any())
+
+    dt = t1 - state.t
+    try:
+        fb = f(t1)
+    except _NewtonFailure:  # kept open, the nodes leave the body unsupported: close them at the end
+        new, it = _newton_step(ctx, state, t1, locate=False)
+        return new, spent + it, 1
+    ta, fa, tb = state.t, 1.0, t1
+    if fb >= 0:  # kept open through the step, the nodes do not reach the table: Newton's noise
+        new, it = _newton_step(ctx, state, t1, kept_open=landed, locate=False)
+        return new, spent + it, 1
+    t_lin = ta + fa * (tb - ta) / (fa - fb)
+    if t_lin - ta < LANDING_MIN_STEP * dt:  # landed at the step start: the closing work is negligible
+        new, it = _newton_step(ctx, state, t1, locate=False)
+        return new, spent + it, 1
+    if tb - t_lin < LANDING_MIN_STEP * dt:  # at its end: open to t1, a penetration of < 1e-3 of the step's travel
+        new, it = _newton_step(ctx, state, t1, kept_open=landed, locate=False)
+        return new, spent + it, 1
+    # the bracket end kept is ta, where the nodes have not reached the table
+    ta, _, _, _ = _illinois(f, ta, fa, tb, fb, lambda fa_, fb_: fa_ <= LANDING_TOLERANCE, LANDING_PROBES,
+                            zero_above=True)
+    if ta <= state.t:  # no probe landed short of the table: close at the step's end
+        new, it = _newton_step(ctx, state, t1, locate=False)
+        return new, spent + it, 1
+    middle, it = _newton_step(ctx, state, ta, kept_open=landed, locate=False)
+    spent += it
+    # the rest closes the nodes from gap(t*) with the immediate rule, and locates the releases the
+    # landing causes; its own failures are resolved from t* by subdivision
+    new, it, n = _step_with_subdivision(ctx, middle, t1, step=_step_after_landing)
     return new, spent + it, 1 + n
 
 

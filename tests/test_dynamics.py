@@ -33,6 +33,18 @@ def test_phase_times_end_exactly():
     np.testing.assert_allclose(ph.times(), [0.3, 0.6, 0.9, 1.0])
 
 
+def test_a_round_off_remainder_is_not_a_step():
+    """A phase starting 2e-14 s before a window boundary reached by adding steps (16000 steps of
+    3.125e-6 s) has 1600 steps of 3.125e-6 s to its end, not a 1601st of 2e-14 s; a real
+    remainder (1e-3 dt) is still a step of its own."""
+    dt = 3.125e-6
+    ph = Phase("p", 0.0525 - 2e-14, 0.0575, dt)
+    t = ph.times()
+    assert t.size == 1600 and t[-1] == 0.0575
+    assert np.diff(t).min() > 0.999 * dt
+    assert Phase("p", 0.0525 - 1e-3 * dt, 0.0575, dt).times().size == 1601
+
+
 def test_hht_parameters_and_bounds():
     s = HHT(-0.2)
     assert s.gamma == pytest.approx(0.7) and s.beta == pytest.approx(0.36) and s.alpha_f == 0.0

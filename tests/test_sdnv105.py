@@ -342,11 +342,13 @@ def _impacts(h: dict, chatter: float = 0.01) -> list[tuple[float, str, float]]:
     """(instant, corner, block kinetic energy before) of each impact: a corner whose contact status
     turns from open (0) to closed; closings within 10 ms of the previous impact are its rebounds
     (chatter of the corner on the table, 3-5 ms in d). The energy before is the largest of the second
-    half of the flight that ends there (the first half still rings from the previous impact)."""
+    half of the flight that ends there (the first half still rings from the previous impact). The
+    pivot O re-closing in the first 10 ms (settling at the release) is not an impact."""
     t, events = h["t"], []
     for corner in "OA":
         status = h[f"status_{corner}"]
-        events += [(float(t[k]), corner) for k in np.flatnonzero((status[1:] != 0) & (status[:-1] == 0)) + 1]
+        events += [(float(t[k]), corner) for k in np.flatnonzero((status[1:] != 0) & (status[:-1] == 0)) + 1
+                   if not (corner == "O" and t[k] < 0.01)]
     out = []
     for t_hit, corner in sorted(events):
         if out and t_hit - out[-1][0] < chatter:

@@ -280,3 +280,23 @@ def test_the_benchmark_keeps_the_code_aster_rule_and_its_tilt(tmp_path, capsys):
     assert tilted["strain_energy"][-1] == pytest.approx(6.370191721424494e-05, rel=1e-6)
     assert s["energy_check"]["passed"] is True
     assert "Tilt rule: **code_aster**" in (tmp_path / "report.md").read_text()
+
+
+def test_the_pivot_settling_at_the_release_is_not_an_impact():
+    """detect_impacts: O lifting for one step and re-closing at 5e-5 s (the redistributed-mass base
+    settling at the release, kinetic energy ~1e-5 J) is dropped; the same closing of O after
+    RELEASE_TRANSIENT, and A's closings at any time, are impacts."""
+    t = np.arange(0.0, 0.2, 5e-5)
+    status_o = np.ones(t.size, dtype=int)
+    status_a = np.zeros(t.size, dtype=int)
+    status_o[0] = 0  # O open at the first row, closed from 5e-5 s: the settling
+    status_a[t >= 0.0544] = 1  # A lands (first impact) ...
+    status_o[(t >= 0.0544) & (t < 0.1352)] = 0  # ... O lifts, and lands again at 0.1352 s
+    R = {"t": t, "status_O": status_o, "status_A": status_a, "ke": np.sin(np.pi * t / 0.2) ** 2}
+    impacts = common.detect_impacts(R)
+    assert [(i["corner"], round(i["time"], 4)) for i in impacts] == [("A", 0.0544), ("O", 0.1352)]
+    # A closing at 4 ms (the first impact of a tilt of 1e-4 rad) is an impact, transient or not
+    status_a[:] = 0
+    status_a[t >= 0.004] = 1
+    status_o[t >= 0.004] = 0
+    assert [(i["corner"], round(i["time"], 4)) for i in common.detect_impacts(R)] == [("A", 0.004)]
