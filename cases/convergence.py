@@ -554,7 +554,7 @@ def _check_with_case(case: str, args: list[str], force: bool, where: str):
         config = config.resolved()
         config.validate()
         if not force:
-            check_resources(common._estimate(config), force=False, what=f"{case} --dt {config.dt:g}")
+            check_resources(common.resource_estimate(config), force=False, what=f"{case} --dt {config.dt:g}")
     except BadInput as err:
         raise BadInput(f"{err} (passed to {case}, {where})") from None
     return config, flags

@@ -1392,7 +1392,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
     return summary
 
 
-def _estimate(config: Config) -> Estimate:
+def resource_estimate(config: Config) -> Estimate:
     """Steps of the run (preload phases, then the release at its fine step inside the windows and
     its coarse step outside) and memory, before anything is built (the SDNV105 meshes have 25 to
     a few hundred nodes unless --mesh says otherwise)."""
@@ -1426,7 +1426,7 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
     config, flags = parse_args(modeling, argv, description)
     config = config.resolved()
     config.validate()
-    check_resources(_estimate(config), force=flags.force)
+    check_resources(resource_estimate(config), force=flags.force)
     prepare_output(config.out)
     study = build(config)
     for warning in study.warnings:

@@ -846,9 +846,14 @@ def _step_to_landing(ctx: _PhaseContext, state: State, t1: float, landed, spent:
     terms = ctx.multipliers
     start = [term.gaps(state.u) if m is not None else None for term, m in zip(terms, landed)]
     landed = [None if m is None else (m & (g0 > 0)) for m, g0 in zip(landed, start)]
-    if not any(m is not None and m.any() for m in landed):
-        new, it = _newton_step(ctx, state, t1, locate=False)
+
+    def whole_step(kept_open=None):
+        """The step to t1 not cut: the nodes close at its end (kept_open None) or stay open."""
+        new, it = _newton_step(ctx, state, t1, kept_open=kept_open, locate=False)
         return new, spent + it, 1
+
+    if not any(m is not None and m.any() for m in landed):
+        return whole_step()
 
     def f(t):
         nonlocal spent
@@ -861,25 +866,20 @@ def _step_to_landing(ctx: _PhaseContext, state: State, t1: float, landed, spent:
     try:
         fb = f(t1)
     except _NewtonFailure:  # kept open, the nodes leave the body unsupported: close them at the end
-        new, it = _newton_step(ctx, state, t1, locate=False)
-        return new, spent + it, 1
+        return whole_step()
     ta, fa, tb = state.t, 1.0, t1
     if fb >= 0:  # kept open through the step, the nodes do not reach the table: Newton's noise
-        new, it = _newton_step(ctx, state, t1, kept_open=landed, locate=False)
-        return new, spent + it, 1
+        return whole_step(kept_open=landed)
     t_lin = ta + fa * (tb - ta) / (fa - fb)
     if t_lin - ta < LANDING_MIN_STEP * dt:  # landed at the step start: the closing work is negligible
-        new, it = _newton_step(ctx, state, t1, locate=False)
-        return new, spent + it, 1
+        return whole_step()
     if tb - t_lin < LANDING_MIN_STEP * dt:  # at its end: open to t1, a penetration of < 1e-3 of the step's travel
-        new, it = _newton_step(ctx, state, t1, kept_open=landed, locate=False)
-        return new, spent + it, 1
+        return whole_step(kept_open=landed)
     # the bracket end kept is ta, where the nodes have not reached the table
     ta, _, _, _ = _illinois(f, ta, fa, tb, fb, lambda fa_, fb_: fa_ <= LANDING_TOLERANCE, LANDING_PROBES,
                             zero_above=True)
     if ta <= state.t:  # no probe landed short of the table: close at the step's end
-        new, it = _newton_step(ctx, state, t1, locate=False)
-        return new, spent + it, 1
+        return whole_step()
     middle, it = _newton_step(ctx, state, ta, kept_open=landed, locate=False)
     spent += it
     # the rest closes the nodes from gap(t*) with the immediate rule, and locates the releases the
