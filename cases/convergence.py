@@ -60,7 +60,8 @@ step of level j (j = 0 the coarsest):
   another level it may fall after the end). Not the same impacts: not converged.
 * energy creation, per level: the block's largest kinetic energy after the release (``ke`` of
   history.csv) exceeds the potential-energy drop (``energy.potential_drop``) by more than 1e-6 of
-  it, or the contact work of the release is negative beyond round-off (below -1e-6 x the drop).
+  it, or a book of energy taken over the release (contact work, friction work, the time scheme's
+  dissipation) is negative beyond round-off (below -1e-6 x the drop).
 
 ``converged`` holds when every criterion (N impacts, both quantities) holds and the levels make the
 same impacts. The verdict is a result: the exit code does not depend on it.
@@ -276,17 +277,21 @@ def same_impacts(sequences: Sequence[Sequence[tuple[float, str]]], labels: Seque
 
 
 def energy_creation(ke_max: float | None, potential_drop: float | None, contact_work: float | None,
+                    friction_work: float | None = None, numerical_dissipation: float | None = None,
                     round_off: float = ROUND_OFF) -> dict:
     """Whether a level creates energy: its largest kinetic energy after the release exceeds the
-    potential-energy drop by more than ``round_off`` of it, or its contact work is below
-    -round_off x drop. ``created`` None when the level has no drop to compare with."""
+    potential-energy drop by more than ``round_off`` of it, or one of its books of energy taken
+    (contact, friction, time scheme) is below -round_off x drop. ``created`` None when the level
+    has no drop to compare with."""
     if potential_drop is None or not potential_drop > 0:
         return {"created": None, "reasons": ["no potential-energy drop"]}
     reasons = []
     if ke_max is not None and ke_max > potential_drop * (1 + round_off):
         reasons.append(f"kinetic energy {ke_max:.6g} J > potential-energy drop {potential_drop:.6g} J")
-    if contact_work is not None and contact_work < -round_off * potential_drop:
-        reasons.append(f"contact work {contact_work:.4g} J < 0 (energy given back by the contact)")
+    for book, value in (("contact work", contact_work), ("friction work", friction_work),
+                        ("time scheme's dissipation", numerical_dissipation)):
+        if value is not None and value < -round_off * potential_drop:
+            reasons.append(f"{book} {value:.4g} J < 0 (energy given back)")
     return {"created": bool(reasons), "reasons": reasons}
 
 
@@ -725,7 +730,8 @@ def analyse(levels: list[Level], n_impacts: int, kind: str, t_end: float | None)
     created = {}
     for lv in levels:
         e = (lv.summary or {}).get("energy") or {}
-        created[lv.name] = energy_creation(lv.ke_max, e.get("potential_drop"), e.get("contact_work"))
+        created[lv.name] = energy_creation(lv.ke_max, e.get("potential_drop"), e.get("contact_work"),
+                                           e.get("friction_work"), e.get("numerical_dissipation"))
     failed = [lv.name for lv in levels if lv.status != "complete" or lv.exit_code not in (0, None)]
     if any(v is None for v in verdicts):
         converged = None
@@ -775,7 +781,8 @@ def level_record(lv: Level, n: int) -> dict:
             "energy": {k: e.get(k) for k in ("potential_drop", "damping_dissipated", "contact_work", "friction_work",
                                              "numerical_dissipation", "relative_error")},
             "ke_max": lv.ke_max,
-            "energy_creation": energy_creation(lv.ke_max, e.get("potential_drop"), e.get("contact_work")),
+            "energy_creation": energy_creation(lv.ke_max, e.get("potential_drop"), e.get("contact_work"),
+                                           e.get("friction_work"), e.get("numerical_dissipation")),
             "run": {"steps": run.get("steps"), "wall_s": run.get("wall_s"),
                     "newton_iterations": run.get("newton_iterations")},
             "t_reached": s.get("t_reached")}

@@ -279,6 +279,11 @@ class _NewtonFailure(Exception):
         self.residual, self.dof, self.iterations, self.detail = residual, dof, iterations, detail
 
 
+class _FrictionCreation(_NewtonFailure):
+    """A converged step whose friction would give energy back (release rule "located" only): cut
+    by subdivision like a Newton failure, accepted at the deepest level (see FRICTION_CREATION)."""
+
+
 class SingularSystemError(ValueError):
     """A linear solve met a zero pivot (SuperLU's MatrixRankWarning) or gave a non-finite solution
     from finite data: the problem is ill-posed. Not retried by step subdivision: the run stops."""
@@ -362,6 +367,8 @@ class _PhaseContext:
     multipliers: Sequence[MultiplierTerm]
     massive: np.ndarray  # the free dofs with mass (all free dofs unless the mass is redistributed, fem.mass)
     force_scale: float = 0.0  # largest residual scale met in the phase (fallback in free flight)
+    friction_guard: bool = True  # steps whose friction gives energy back are cut (FRICTION_CREATION)
+    energy_scale: float = 0.0  # largest kinetic energy met in the phase [J] (FRICTION_CREATION)
 
 
 def _make_context(model: Model, phase: Phase, terms: Sequence) -> _PhaseContext:
@@ -440,8 +447,24 @@ def _residuals(R: np.ndarray, free: np.ndarray, lins, iteration: int):
     return R_free, c, res, res_c
 
 
+#: the residual of a Newton iterate cannot be computed more precisely than the rounding of the
+#: products J_ij u_j it sums (a QUA4 row has 18 of them): max_i sum_j |J_ij| |u_j| times this
+ROUND_OFF = 16 * np.finfo(float).eps
+
+
+def round_off_floor(J: sp.csr_matrix, u: np.ndarray) -> float:
+    """Smallest residual [N] a Newton iterate at u can show with the Newton matrix J (n, n):
+    ROUND_OFF max_i sum_j |J_ij| |u_j|. It matters on very short steps, where J ~ M / (beta dt^2)
+    turns the rounding of u (1e-16 |u|) into forces above a relative tolerance of the loads."""
+    if not J.nnz:
+        return 0.0
+    rows = np.add.reduceat(np.abs(J.data) * np.abs(u[J.indices]), J.indptr[:-1])
+    rows[np.diff(J.indptr) == 0] = 0.0
+    return ROUND_OFF * float(rows.max())
+
+
 def newton_converged(ctx: "_PhaseContext", worst: float, scale: float, settled: bool, iteration: int,
-                     momentum_rate: float = 0.0) -> bool:
+                     momentum_rate: float = 0.0, floor: float = 0.0) -> bool:
     """Code_Aster-like stopping test on the largest residual ``worst`` [N].
 
     RESI_GLOB_RELA compares with the scale of the forces in play; when they all but vanish (free
@@ -449,8 +472,9 @@ def newton_converged(ctx: "_PhaseContext", worst: float, scale: float, settled: 
     instead, as Code_Aster falls back to a reference when the load is zero, or, if the phase never
     met a force, ``momentum_rate`` = ||M v||_inf / dt (the force that would undo the motion in
     one step). RESI_GLOB_MAXI is
-    absolute. Both must hold when both are given; statuses must have settled; at least one
-    correction is made unless the residual is zero to round-off.
+    absolute. Both must hold when both are given, unless the residual is down to ``floor``, the
+    round-off level of its own evaluation (:func:`round_off_floor`); statuses must have settled;
+    at least one correction is made unless the residual is zero to round-off.
     """
     settings = ctx.phase.newton
     ctx.force_scale = max(ctx.force_scale, scale)
@@ -459,6 +483,8 @@ def newton_converged(ctx: "_PhaseContext", worst: float, scale: float, settled: 
         reference = momentum_rate
     ok_rela = settings.rela is None or worst <= settings.rela * reference
     ok_maxi = settings.maxi is None or worst <= settings.maxi
+    if iteration > 0 and worst <= floor:
+        ok_rela = ok_maxi = True
     return ok_rela and ok_maxi and settled and (iteration > 0 or worst <= 1e-15 * max(reference, 1.0))
 
 
@@ -621,8 +647,10 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
         for trial, mask in zip(trials, kept_open):
             if mask is not None:
                 trial.free = mask
-    momentum_rate = _residual_scale(M @ v0) / dt if not static else 0.0  # free-flight scale, per step
-    it = 0
+    Mv0 = M @ v0
+    momentum_rate = _residual_scale(Mv0) / dt if not static else 0.0  # free-flight scale, per step
+    ctx.energy_scale = max(ctx.energy_scale, 0.5 * float(v0 @ Mv0))
+    it, floor = 0, 0.0
     while True:
         a, v = kinematics(u)
         forces, f_terms, K, C, each = _evaluate(ctx, u, v, t1, tangent=True)
@@ -634,7 +662,8 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
         R_free, c, res, res_c = _residuals(R, free, lins, it)
         reactions_c = (Ma + g)[cdofs]
         scale = _residual_scale(f_ext, reactions_c, forces.internal, forces.damping, f_terms, Ma)
-        if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it, momentum_rate):
+        if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it, momentum_rate,
+                            floor):
             break
         oscillating = _oscillating_nodes(ctx, trials)
         if it >= settings.max_iterations or oscillating:
@@ -642,6 +671,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
             raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
         tangent = K + _velocity_derivative(C, cv, quasi_static, dt)
         J = (ca * M + (w1 * tangent if np.ndim(w1) == 0 else _scale_rows(tangent, w1))).tocsr()
+        floor = round_off_floor(J, u)
         du = solve_increment(J, free, R_free, lins, trials, c, w1,
                              f"phase {ctx.phase.name!r}, step ending at t = {t1:.9g} s")
         u = u.copy()
@@ -659,9 +689,14 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
                   for term, trial in zip(ctx.multipliers, trials)]
         if any(m is not None and m.any() for m in opened):
             raise _ReleaseEvent(opened, it)
+    du_step = u - u0
+    if not static and ctx.friction_guard:
+        created = -sum(term.trial_work(trial, u).friction for term, trial in zip(ctx.multipliers, trials)
+                       if hasattr(term, "trial_work") and getattr(term, "release", None) == "located")
+        if created > FRICTION_CREATION * ctx.energy_scale:
+            raise _FrictionCreation(created, 0, it, f"friction would give back {created:.3e} J")
     reactions = np.zeros(model.n_dofs)
     reactions[cdofs] = reactions_c
-    du_step = u - u0
     # the books' forces, from the states' own fields (not from the residual's g0, g)
     F0 = state.f_ext + state.reactions - state.f_int - state.f_damp - state.f_terms
     F1 = f_ext + reactions - forces.internal - forces.damping - f_terms
@@ -750,13 +785,17 @@ class _LandingEvent(Exception):
 
 
 #: a located release accepts a separation instant where the held nodes' reaction lies in
-#: [-RELEASE_TOLERANCE * R_N,n, 0] (tensile at most by this fraction of the reaction at the step start)
+#: [-RELEASE_TOLERANCE * S, 0], S the node's reaction swing over the step, max(R_N,n, -R_N(t1) held)
+#: (tensile at most by this fraction of it: a tolerance on R_N,n alone cannot be met when a node
+#: that carries almost nothing at the step start is pulled hard by its end)
 RELEASE_TOLERANCE = 1e-2
 RELEASE_PROBES = 8
-#: a separation found in the last quarter of a step is moved to the step's end (the node held through
-#: the step, its reaction tensile by what a quarter step adds): a remainder step of a fraction of dt
-#: has forces of order 1/dt^2 in its Newton matrix that may not converge
-RELEASE_MIN_REST = 0.25
+#: a separation within this fraction of the step from its start opens the nodes at the start (the
+#: immediate rule, which gives back 1/2 R_N,n g_{n+1} with R_N,n at most about this fraction of the
+#: swing); within it from the step's end, the nodes are held to the end (tensile by at most about
+#: this fraction of the swing). Either way no step is cut to a sliver whose Newton matrix, with
+#: forces of order 1/dt^2, may not converge
+RELEASE_MIN_STEP = 1e-3
 
 
 def step_with_release(ctx: _PhaseContext, state: State, t1: float, land: bool = True) -> tuple[State, int, int]:
@@ -765,13 +804,22 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float, land: bool = 
 
     When the step opens a node that was closed under a compressive reaction R_N,n > 0, the step is
     cut at the separation instant t*: the nodes are held closed over [t_n, t], and t is found by
-    regula falsi (Illinois) on f(t) = min over those nodes of R_N(t) / R_N,n, from f(t_n) = 1 and
-    f(t1) < 0, until f(t*) lies in [-RELEASE_TOLERANCE, 0] (at most RELEASE_PROBES probes; the last
-    bracket end with f <= 0 otherwise; a t* within RELEASE_MIN_REST of the step's end is moved to
-    t1). The step to t* (nodes held) is committed, and the rest of the step, to t1, starts from a
-    reaction that is zero or tensile: with the trapezoidal rule no such step gives energy back
-    ([E] = 1/2 (R_n g_{n+1} - R_{n+1} g_n) <= 0, contact.multipliers). In the first step of a phase
-    the opening is not located (the reactions of the previous phase may jump).
+    regula falsi (Illinois) on f(t) = min over those nodes of R_N(t) / S, S = max(R_N,n, -R_N(t1))
+    the node's reaction swing over the step held through it, from f(t_n) > 0 and f(t1) < 0, until
+    f(t*) lies in [-RELEASE_TOLERANCE, 0] (at most RELEASE_PROBES probes; the last bracket end with
+    f <= 0 otherwise). The step to t* (nodes held) is committed, and the rest of the step, to t1,
+    starts from a reaction that is zero or tensile: with the trapezoidal rule no such step gives
+    energy back ([E] = 1/2 (R_n g_{n+1} - R_{n+1} g_n) <= 0, contact.multipliers).
+
+    Not cut to a sliver: a separation within RELEASE_MIN_STEP of the step's end holds the nodes to
+    the end; a node whose own separation lies within RELEASE_MIN_STEP of the start (by the linear
+    estimate R_N,n / (R_N,n - R_N(t1))) opens at the start, the immediate rule, whose 1/2 R_N,n
+    g_{n+1} is then small: R_N,n is at most about RELEASE_MIN_STEP of the swing. The other nodes
+    stay held and are located as above, from their reactions with those nodes free. That is the common case on a massless base
+    (fem.mass), whose reactions follow the other nodes at once: when a corner lands, the opposite
+    corner's reaction drops from hundreds of newtons to meganewtons of traction within the step.
+    In the first step of a phase the opening is not located (the reactions of the previous phase
+    may jump).
     """
     try:
         new, it = _newton_step(ctx, state, t1, land=land)
@@ -781,14 +829,6 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float, land: bool = 
     except _ReleaseEvent as event:
         spent, hold = event.iterations, event.opened
     start = [term.committed_normal_reactions() for term in ctx.multipliers]
-
-    def f(t):
-        nonlocal spent
-        trials, it, _ = _newton_step(ctx, state, t, hold=hold, probe=True)
-        spent += it
-        return min(float(np.min(trial.lam[0::2][m] / r0[m])) for trial, m, r0 in zip(trials, hold, start)
-                   if m is not None and m.any())
-
     if math.isclose(state.t, ctx.phase.t_start, rel_tol=0.0, abs_tol=1e-9 * (t1 - state.t)):
         # a phase start: the reactions of the step start belong to the previous phase (its supports
         # and loads, e.g. a held block just released) and may jump: no separation instant to locate
@@ -796,15 +836,49 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float, land: bool = 
                     ctx.phase.name, state.t)
         new, it = _newton_step(ctx, state, t1, locate=False)
         return new, spent + it, 1
-    ta, fa, tb, fb = state.t, 1.0, t1, f(t1)
+
+    def held_reactions(t, hold):
+        """R_N (n_s,) per multiplier term at t with the ``hold`` nodes held closed."""
+        nonlocal spent
+        trials, it, _ = _newton_step(ctx, state, t, hold=hold, probe=True)
+        spent += it
+        return [trial.lam[0::2] for trial in trials]
+
+    def any_node(masks):
+        return any(m is not None and m.any() for m in masks)
+
+    # a node separating within RELEASE_MIN_STEP of the start (linear estimate R_N,n / (R_N,n - R_N(t1))
+    # < RELEASE_MIN_STEP) opens there; the others stay held, and their reactions are taken again
+    while True:
+        r1 = held_reactions(t1, hold)
+        early = [None if m is None else m & (r < 0) & (r0 < RELEASE_MIN_STEP * (r0 - r))
+                 for m, r0, r in zip(hold, start, r1)]
+        if not any_node(early):
+            break
+        hold = [None if m is None else m & ~e for m, e in zip(hold, early)]
+        if not any_node(hold):  # all separate at the step start: the immediate rule
+            new, it = _newton_step(ctx, state, t1, locate=False)
+            return new, spent + it, 1
+
+    held = [(r0[m], r[m]) for m, r0, r in zip(hold, start, r1) if m is not None and m.any()]
+    swing = [np.maximum(r0, -r) for r0, r in held]  # > 0: the nodes start compressed
+
+    def ratio(reactions):
+        return min(float(np.min(r / s)) for r, s in zip(reactions, swing))
+
+    def f(t):
+        return ratio([r[m] for r, m in zip(held_reactions(t, hold), hold) if m is not None and m.any()])
+
+    ta, tb = state.t, t1
+    fa, fb = ratio([r0 for r0, _ in held]), ratio([r for _, r in held])
     if fb > 0:  # held through the whole step the reaction stays compressive: the opening is Newton's noise
         new, it = _newton_step(ctx, state, t1, hold=hold, locate=False)
         return new, spent + it, 1
     # the bracket end kept is tb, whose reaction is not compressive
     _, _, tb, _ = _illinois(f, ta, fa, tb, fb, lambda fa_, fb_: fb_ >= -RELEASE_TOLERANCE, RELEASE_PROBES,
                             zero_above=False)
-    if t1 - tb < RELEASE_MIN_REST * (t1 - state.t):
-        tb = t1  # a separation in the step's last quarter: held to its end (reaction tensile, small)
+    if t1 - tb < RELEASE_MIN_STEP * (t1 - state.t):
+        tb = t1  # a separation at the step's end: held to it (reaction tensile, small)
     middle, it = _newton_step(ctx, state, tb, hold=hold, locate=False)
     spent += it
     if tb >= t1:
@@ -888,15 +962,33 @@ def _step_to_landing(ctx: _PhaseContext, state: State, t1: float, landed, spent:
     return new, spent + it, 1 + n
 
 
+#: a Newmark/HHT step under the release rule "located" whose friction gives back more than this
+#: fraction of the largest kinetic energy met in the phase is cut by the step subdivision and
+#: accepted as it is at the deepest level. The trapezoidal work -<R_T>.[s] of a step gives energy
+#: back when the tangential reaction reverses inside it: a corner stuck under a large tangential
+#: impact force that slides the other way as its normal reaction vanishes (SDNV105 A, dt = 5e-5 s:
+#: 0.11 J in one step after the fourth impact). Shorter steps follow the reversal.
+FRICTION_CREATION = 1e-6
+
+
 def _step_with_subdivision(ctx: _PhaseContext, state: State, t1: float, level: int = 0, step=None):
     """Advance to t1 with ``step(ctx, state, t1) -> (state, iterations, substeps)`` (default: the
     Newmark/HHT Newton step with its contact releases located, :func:`step_with_release`), cutting
-    the step on Newton failure. Returns (state, iterations, substeps)."""
+    the step on Newton failure, or on friction giving energy back (accepted at the deepest level).
+    Returns (state, iterations, substeps)."""
     step = step_with_release if step is None else step
     try:
         return step(ctx, state, t1)
     except _NewtonFailure as failure:
         sub = ctx.phase.subdivision
+        if isinstance(failure, _FrictionCreation) and level >= sub.max_level:
+            logger.info("phase %s: step ending at t=%.9g (dt=%.3g) kept at the deepest subdivision: %s",
+                        ctx.phase.name, t1, t1 - state.t, failure.detail)
+            ctx.friction_guard = False
+            try:
+                return step(ctx, state, t1)
+            finally:
+                ctx.friction_guard = True
         if level >= sub.max_level:
             node, comp = divmod(failure.dof, 2)
             xy = ctx.model.mesh.points[node]

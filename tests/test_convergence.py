@@ -185,6 +185,13 @@ def test_energy_creation():
     assert conv.energy_creation(7.25, 7.29, -1e-9)["created"] is False  # round-off
     assert conv.energy_creation(7.29 * (1 + 1e-7), 7.29, 0.0)["created"] is False
     assert conv.energy_creation(None, None, None)["created"] is None
+    # friction and the time scheme are books of energy taken too (SDNV105 A at 5e-5 s, before the
+    # friction guard of fem.dynamics: friction gave back 0.127 J)
+    made = conv.energy_creation(7.25, 7.29, 0.03, friction_work=-0.127)
+    assert made["created"] is True and "friction work" in made["reasons"][0]
+    made = conv.energy_creation(7.25, 7.29, 0.03, numerical_dissipation=-0.16)
+    assert made["created"] is True and "time scheme" in made["reasons"][0]
+    assert conv.energy_creation(7.25, 7.29, 0.03, friction_work=-1e-9, numerical_dissipation=-1e-12)["created"] is False
 
 
 # =============================================================================== bad input

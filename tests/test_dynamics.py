@@ -246,3 +246,26 @@ def test_theta_one_half_is_average_acceleration():
     energy = {k: model.kinetic_energy(s.v) + model.strain_energy(s.u) for k, s in runs.items()}
     assert energy["theta55"] < 0.999 * energy["theta"]
     assert energy["theta"] == pytest.approx(start.energies.initial or model.kinetic_energy(start.v), rel=1e-8)
+
+
+def test_a_very_short_step_converges_at_the_round_off_of_its_residual():
+    """A 1 kg mass on a 1e6 N/m spring, 1 m from its rest point, stepped by dt = 1e-9 s (the sliver
+    steps a located contact event may cut). Newton's matrix is M / (beta dt^2) = 4e18 N/m, so the
+    rounding of u (2e-16 m) alone puts about 900 N in the residual, above the relative tolerance
+    of the 1e6 N spring force (1e-6: 1 N). The residual is converged at the round-off of its own
+    evaluation (fem.dynamics.round_off_floor); the step's motion is the free oscillation's, to
+    round-off: u(dt) = cos(w dt) with w = 1e3 rad/s, i.e. 1 - 5e-13."""
+    from fem.discrete import SpringProperties, Springs
+    from fem.dynamics import round_off_floor
+    from fem.mesh import Mesh
+    import scipy.sparse as sp
+
+    mesh = Mesh(np.zeros((1, 2)), {}, {"P": np.array([0])})
+    model = Model(mesh, {}, point_masses={"P": 1.0})
+    start = State(0.0, np.array([1.0, 0.0]), np.zeros(2))
+    phase = Phase("sliver", 0.0, 3e-9, 1e-9, Newmark(), constraints=(ImposedDisplacement("P", "y"),))
+    spring = Springs(mesh, "P", SpringProperties((1e6, 0.0)))
+    *_, last = integrate(model, phase, start, [spring])
+    assert last.state.u[0] == pytest.approx(np.cos(1e3 * 3e-9), abs=1e-12)
+    J = sp.csr_matrix(np.array([[4e18 + 1e6, 0.0], [0.0, 4e18]]))
+    assert round_off_floor(J, np.array([1.0, 0.0])) == pytest.approx(16 * np.finfo(float).eps * (4e18 + 1e6))
