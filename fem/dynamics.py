@@ -473,7 +473,8 @@ def newton_converged(ctx: "_PhaseContext", worst: float, scale: float, settled: 
     met a force, ``momentum_rate`` = ||M v||_inf / dt (the force that would undo the motion in
     one step). RESI_GLOB_MAXI is
     absolute. Both must hold when both are given, unless the residual is down to ``floor``, the
-    round-off level of its own evaluation (:func:`round_off_floor`); statuses must have settled;
+    round-off level of its own evaluation (:func:`round_off_floor`; the Newmark/HHT step passes it
+    once an iteration no longer halves the residual); statuses must have settled;
     at least one correction is made unless the residual is zero to round-off.
     """
     settings = ctx.phase.newton
@@ -650,7 +651,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
     Mv0 = M @ v0
     momentum_rate = _residual_scale(Mv0) / dt if not static else 0.0  # free-flight scale, per step
     ctx.energy_scale = max(ctx.energy_scale, 0.5 * float(v0 @ Mv0))
-    it, floor = 0, 0.0
+    it, floor, previous = 0, 0.0, np.inf
     while True:
         a, v = kinematics(u)
         forces, f_terms, K, C, each = _evaluate(ctx, u, v, t1, tangent=True)
@@ -662,9 +663,12 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
         R_free, c, res, res_c = _residuals(R, free, lins, it)
         reactions_c = (Ma + g)[cdofs]
         scale = _residual_scale(f_ext, reactions_c, forces.internal, forces.damping, f_terms, Ma)
-        if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it, momentum_rate,
-                            floor):
+        worst = max(res, res_c)
+        stalled = worst > 0.5 * previous  # the floor counts only once Newton stops gaining
+        if newton_converged(ctx, worst, scale, not any(ch.size for ch in changed), it, momentum_rate,
+                            floor if stalled else 0.0):
             break
+        previous = worst
         oscillating = _oscillating_nodes(ctx, trials)
         if it >= settings.max_iterations or oscillating:
             detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""

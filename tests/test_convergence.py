@@ -613,13 +613,12 @@ def test_real_mesh_study_of_modeling_d(real_study):
     assert (folder / "convergence_mesh.png").exists()
 
 
-def test_real_study_reuse_and_runtime(real_study):
+def test_real_study_reuse(real_study):
+    """--reuse runs no level again (its speed is a benchmark's business, not a timed assertion)."""
     code, out, err, folder, seconds = real_study
-    assert seconds < 45  # measured 21 s
     before = strict_json(folder / "summary.json")
-    start = time.monotonic()
     code, out, err = run([*REAL, "--out", "study", "--reuse"], folder.parent)
-    assert code == 0 and time.monotonic() - start < 10
+    assert code == 0
     after = strict_json(folder / "summary.json")
     assert all(lv["reused"] for lv in after["levels"] + after["mesh_levels"])
     assert after["time"]["impacts"] == before["time"]["impacts"] and after["mesh"]["impacts"] == before["mesh"]["impacts"]
