@@ -1029,8 +1029,7 @@ def integrate(model: Model, phase: Phase, state: State, terms: Sequence[ForceTer
     for k, t1 in enumerate(times):
         state, it, n = _step_with_subdivision(ctx, state, float(t1))
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
-        yield StepResult(phase.name, state, it, n, archived)
-        progress.step(phase.name, state.t)  # after the caller has recorded the step
+        yield from progress.deliver(StepResult(phase.name, state, it, n, archived), phase.name, state.t)
 
 
 def run_phases(model: Model, phases: Sequence[Phase], state: State, terms: Sequence[ForceTerm] = ()

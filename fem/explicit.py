@@ -101,8 +101,7 @@ def central_differences(model: Model, phase: Phase, state: State, terms: Sequenc
         current = State(t=float(t1), u=u1, v=v1, a=a1, f_int=forces.internal, f_damp=forces.damping,
                         f_terms=f_terms, f_ext=f_ext, reactions=reactions, energies=energies, term_forces=each)
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
-        yield StepResult(phase.name, current, 0, 1, archived)
-        progress.step(phase.name, current.t)  # after the caller has recorded the step
+        yield from progress.deliver(StepResult(phase.name, current, 0, 1, archived), phase.name, current.t)
 
 
 @dataclass(frozen=True)
@@ -180,5 +179,4 @@ def modal_central_differences(model: Model, phase: Phase, state: State, basis: M
         current = make_state(t, q, qd, a, f_terms, state.energies)
         _commit_terms(ctx.terms, current.u, current.v, t)
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
-        yield StepResult(phase.name, current, 0, 1, archived)
-        progress.step(phase.name, current.t)  # after the caller has recorded the step
+        yield from progress.deliver(StepResult(phase.name, current, 0, 1, archived), phase.name, current.t)

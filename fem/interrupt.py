@@ -37,8 +37,30 @@ class Interrupted(BaseException):
         return 128 + self.signum
 
 
+_held = {"depth": 0, "pending": None}  # signals arriving inside held(): raised when it ends
+
+
 def _raise(signum, _frame) -> None:
+    if _held["depth"]:
+        if _held["pending"] is None:
+            _held["pending"] = signum
+        return
     raise Interrupted(signum)
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """A signal arriving inside the block is raised (as :class:`Interrupted`) when the block ends,
+    so that what the block does happens whole: a step recorded by the caller and announced as
+    reached (fem.progress.deliver). Keep such blocks short."""
+    _held["depth"] += 1
+    try:
+        yield
+    finally:
+        _held["depth"] -= 1
+        if not _held["depth"] and _held["pending"] is not None:
+            signum, _held["pending"] = _held["pending"], None
+            raise Interrupted(signum)
 
 
 @contextlib.contextmanager

@@ -3,13 +3,16 @@
 The integrators (:mod:`fem.dynamics`, :mod:`fem.theta`, :mod:`fem.explicit`) call :func:`step`
 for every converged step once the caller has taken it from the generator and asks for the next
 one, i.e. after the caller has recorded it: the last time announced (a run's ``t_reached``) is
-always on disk. A run's progress line (:class:`fem.run.ProgressLine`) listens. The
-library itself never prints. Imports nothing from the package, so every module can use it.
+always on disk. A signal arriving between the two (fem.interrupt) waits for the announcement
+(:func:`deliver`). A run's progress line (:class:`fem.run.ProgressLine`) listens. The library
+itself never prints. Imports only fem.interrupt, so every module can use it.
 """
 from __future__ import annotations
 
 import contextlib
-from typing import Callable, Iterator
+from typing import Any, Callable, Iterator
+
+from .interrupt import held
 
 Listener = Callable[[str, float], None]
 _listeners: list[Listener] = []
@@ -29,3 +32,13 @@ def listening(listener: Listener) -> Iterator[None]:
         yield
     finally:
         _listeners.remove(listener)
+
+
+def deliver(result: Any, phase: str, t: float) -> Iterator[Any]:
+    """``yield from deliver(result, phase, t)`` in a time loop: hand ``result`` (the step at time
+    ``t`` [s]) to the caller, who records it, then announce the step (:func:`step`). A SIGINT or
+    SIGTERM arriving in between is raised after the announcement (fem.interrupt.held): a run's
+    ``t_reached`` is always the last step on disk, never one behind it."""
+    with held():
+        yield result
+        step(phase, t)

@@ -162,3 +162,25 @@ def test_progress_line_is_silent_during_its_delay():
     for k in range(100):
         line("release", k / 100)
     assert stream.getvalue() == ""
+
+
+def test_a_signal_inside_held_waits_for_the_block_to_end():
+    """fem.interrupt.held: a SIGINT during the block (a step being recorded and announced) is
+    raised when the block ends, after all of it ran; outside held it is raised at once."""
+    import os
+    import signal
+
+    from fem.interrupt import Interrupted, catch_signals, held
+
+    done = []
+    with catch_signals():
+        with pytest.raises(Interrupted) as caught:
+            with held():
+                os.kill(os.getpid(), signal.SIGINT)
+                done.append("recorded")
+                done.append("announced")
+        assert caught.value.exit_code == 130 and done == ["recorded", "announced"]
+        with pytest.raises(Interrupted):
+            os.kill(os.getpid(), signal.SIGINT)
+            for _ in range(1000):  # the handler runs between two bytecodes
+                pass
