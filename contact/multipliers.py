@@ -113,7 +113,8 @@ class TrialContact:
     status changes so far in the step; u0 : displacement at the start of the step; held : nodes
     that cannot open in this step (set by the integrator, release="located"; from the step start,
     release="delayed"); free : nodes that cannot close in this step (set by the integrator,
-    closing="located").
+    closing="located"); work : the energy the step would book, kept by :meth:`trial_work` for
+    :meth:`commit` at the same u.
     """
 
     lam: np.ndarray
@@ -123,6 +124,7 @@ class TrialContact:
     u0: np.ndarray
     held: np.ndarray | None = None  # (n_s,) nodes kept closed through the step ("located", "delayed")
     free: np.ndarray | None = None  # (n_s,) nodes kept open through the step (closing "located")
+    work: tuple | None = None  # (u, StepWork, slip) of trial_work, reused by commit at the same u
 
 
 class MultiplierContact:
@@ -328,12 +330,15 @@ class MultiplierContact:
         return self._trial_work(trial, u)[0]
 
     def _trial_work(self, trial: TrialContact, u: np.ndarray):
+        if trial.work is not None and trial.work[0] is u:  # the integrator's check, then commit
+            return trial.work[1:]
         gap0 = self.zone.geometry(self.points, trial.u0).gap
         geo, _, Gt = self.rows(u)
         ds = Gt @ (u - trial.u0)  # slip over the step, whatever the level
         w0 = 0.0 if self.impulsive else 0.5
         work = StepWork(contact=law_work(self._lam[0::2], trial.lam[0::2], geo.gap - gap0, w0),
                         friction=law_work(self._lam[1::2], trial.lam[1::2], ds, w0))
+        trial.work = (u, work, ds)
         return work, ds
 
     def commit(self, trial: TrialContact, u: np.ndarray, v: np.ndarray, t: float) -> None:

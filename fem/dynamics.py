@@ -345,6 +345,11 @@ def _solve(A: sp.csc_matrix, b: np.ndarray, free: np.ndarray, where: str, J=None
 MAX_STATUS_CHANGES = 6
 
 
+def _any_node(masks) -> bool:
+    """Whether any per-term node mask (n_s,) bool, or None for a term without one, selects a node."""
+    return any(m is not None and m.any() for m in masks)
+
+
 def _oscillating_nodes(ctx: "_PhaseContext", trials) -> list[int]:
     """Mesh nodes whose contact status changed MAX_STATUS_CHANGES times in the current step."""
     nodes: list[int] = []
@@ -651,7 +656,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
     Mv0 = M @ v0
     momentum_rate = _residual_scale(Mv0) / dt if not static else 0.0  # free-flight scale, per step
     ctx.energy_scale = max(ctx.energy_scale, 0.5 * float(v0 @ Mv0))
-    it, floor, previous = 0, 0.0, np.inf
+    it, previous, J, u_J = 0, np.inf, None, None
     while True:
         a, v = kinematics(u)
         forces, f_terms, K, C, each = _evaluate(ctx, u, v, t1, tangent=True)
@@ -664,9 +669,10 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
         reactions_c = (Ma + g)[cdofs]
         scale = _residual_scale(f_ext, reactions_c, forces.internal, forces.damping, f_terms, Ma)
         worst = max(res, res_c)
-        stalled = worst > 0.5 * previous  # the floor counts only once Newton stops gaining
+        # the round-off floor counts only once Newton stops gaining (computed then only: off the hot path)
+        stalled = J is not None and worst > 0.5 * previous
         if newton_converged(ctx, worst, scale, not any(ch.size for ch in changed), it, momentum_rate,
-                            floor if stalled else 0.0):
+                            round_off_floor(J, u_J) if stalled else 0.0):
             break
         previous = worst
         oscillating = _oscillating_nodes(ctx, trials)
@@ -675,7 +681,7 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
             raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
         tangent = K + _velocity_derivative(C, cv, quasi_static, dt)
         J = (ca * M + (w1 * tangent if np.ndim(w1) == 0 else _scale_rows(tangent, w1))).tocsr()
-        floor = round_off_floor(J, u)
+        u_J = u
         du = solve_increment(J, free, R_free, lins, trials, c, w1,
                              f"phase {ctx.phase.name!r}, step ending at t = {t1:.9g} s")
         u = u.copy()
@@ -687,11 +693,11 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
     if locate:
         landed = [term.landed(trial) if land and getattr(term, "closing", "immediate") == "located" else None
                   for term, trial in zip(ctx.multipliers, trials)]
-        if any(m is not None and m.any() for m in landed):
+        if _any_node(landed):
             raise _LandingEvent(landed, it)
         opened = [term.opened_under_load(trial) if getattr(term, "release", "immediate") == "located" else None
                   for term, trial in zip(ctx.multipliers, trials)]
-        if any(m is not None and m.any() for m in opened):
+        if _any_node(opened):
             raise _ReleaseEvent(opened, it)
     du_step = u - u0
     if not static and ctx.friction_guard:
@@ -848,19 +854,16 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float, land: bool = 
         spent += it
         return [trial.lam[0::2] for trial in trials]
 
-    def any_node(masks):
-        return any(m is not None and m.any() for m in masks)
-
     # a node separating within RELEASE_MIN_STEP of the start (linear estimate R_N,n / (R_N,n - R_N(t1))
     # < RELEASE_MIN_STEP) opens there; the others stay held, and their reactions are taken again
     while True:
         r1 = held_reactions(t1, hold)
         early = [None if m is None else m & (r < 0) & (r0 < RELEASE_MIN_STEP * (r0 - r))
                  for m, r0, r in zip(hold, start, r1)]
-        if not any_node(early):
+        if not _any_node(early):
             break
         hold = [None if m is None else m & ~e for m, e in zip(hold, early)]
-        if not any_node(hold):  # all separate at the step start: the immediate rule
+        if not _any_node(hold):  # all separate at the step start: the immediate rule
             new, it = _newton_step(ctx, state, t1, locate=False)
             return new, spent + it, 1
 
@@ -930,7 +933,7 @@ def _step_to_landing(ctx: _PhaseContext, state: State, t1: float, landed, spent:
         new, it = _newton_step(ctx, state, t1, kept_open=kept_open, locate=False)
         return new, spent + it, 1
 
-    if not any(m is not None and m.any() for m in landed):
+    if not _any_node(landed):
         return whole_step()
 
     def f(t):
