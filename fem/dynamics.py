@@ -753,7 +753,8 @@ def _illinois(f, ta: float, fa: float, tb: float, fb: float, done, probes: int, 
     """Regula falsi with the Illinois modification on a bracket [ta, tb] of an event function with
     f(ta) above zero and f(tb) below it (f = 0 counts as above when ``zero_above``). Stops when
     ``done(f(ta), f(tb))``, after ``probes`` evaluations, when f fails to converge, or when the
-    bracket can no longer be split (the bracket found so far is kept). Returns (ta, f(ta), tb, f(tb)), the values true, not the halved weights."""
+    bracket can no longer be split (the bracket found so far is kept). Returns (ta, f(ta), tb,
+    f(tb)), the values true, not the halved weights."""
     side, fa_true, fb_true = 0, fa, fb
     for _ in range(probes):
         if done(fa_true, fb_true):
