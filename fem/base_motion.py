@@ -269,7 +269,36 @@ class Harmonic(_History):
 
 
 @dataclass(frozen=True)
-class SinePulse(_History):
+class _OneCyclePulse(_History):
+    """One full cycle T = 1/f of ``_unbounded`` (a, v, d of the infinite signal from rest), 0 after.
+
+    Attributes
+    ----------
+    amplitude : A [m/s^2].  frequency : f [Hz].
+    """
+
+    amplitude: float
+    frequency: float
+
+    def __post_init__(self) -> None:
+        name = type(self).__name__
+        object.__setattr__(self, "amplitude", _finite(name, "amplitude", self.amplitude))
+        object.__setattr__(self, "frequency", _positive(name, "frequency", self.frequency))
+
+    @property
+    def duration(self) -> float:
+        """T = 1/f [s]."""
+        return 1.0 / self.frequency
+
+    def _unbounded(self, t):
+        raise NotImplementedError
+
+    def _state(self, t):
+        return _truncated(self._unbounded, t, self.duration)
+
+
+@dataclass(frozen=True)
+class SinePulse(_OneCyclePulse):
     """One full sine, a(t) = A sin(w t) on [0, T], T = 1/f, w = 2 pi f; 0 after.
 
         v(t) = A/w (1 - cos w t),   d(t) = A/w t - A/w^2 sin w t      on [0, T],
@@ -283,25 +312,12 @@ class SinePulse(_History):
     amplitude : A [m/s^2].  frequency : f [Hz].
     """
 
-    amplitude: float
-    frequency: float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "amplitude", _finite("SinePulse", "amplitude", self.amplitude))
-        object.__setattr__(self, "frequency", _positive("SinePulse", "frequency", self.frequency))
-
-    @property
-    def duration(self) -> float:
-        """T = 1/f [s]."""
-        return 1.0 / self.frequency
-
-    def _state(self, t):
-        w = 2.0 * math.pi * self.frequency
-        return _truncated(lambda s: _sines(s, ((self.amplitude, w),)), t, self.duration)
+    def _unbounded(self, t):
+        return _sines(t, ((self.amplitude, 2.0 * math.pi * self.frequency),))
 
 
 @dataclass(frozen=True)
-class CosinePulse(_History):
+class CosinePulse(_OneCyclePulse):
     """One full cosine, a(t) = A cos(w t) on [0, T], T = 1/f, w = 2 pi f; 0 after.
 
         v(t) = A/w sin w t,         d(t) = A/w^2 (1 - cos w t)        on [0, T],
@@ -316,24 +332,9 @@ class CosinePulse(_History):
     amplitude : A [m/s^2].  frequency : f [Hz].
     """
 
-    amplitude: float
-    frequency: float
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "amplitude", _finite("CosinePulse", "amplitude", self.amplitude))
-        object.__setattr__(self, "frequency", _positive("CosinePulse", "frequency", self.frequency))
-
-    @property
-    def duration(self) -> float:
-        """T = 1/f [s]."""
-        return 1.0 / self.frequency
-
     def _unbounded(self, t):
         A, w = self.amplitude, 2.0 * math.pi * self.frequency
         return A * np.cos(w * t), A * _sin_over(w, t), A * _one_minus_cos_over(w, t, 2)
-
-    def _state(self, t):
-        return _truncated(self._unbounded, t, self.duration)
 
 
 @dataclass(frozen=True)

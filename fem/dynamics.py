@@ -903,7 +903,7 @@ def step_with_release(ctx: _PhaseContext, state: State, t1: float, land: bool = 
             new, it = _newton_step(ctx, state, t1, locate=False)
             return new, spent + it, 1
 
-    if t1 - tb < RELEASE_MIN_STEP * (t1 - state.t):
+    if t1 - tb < RELEASE_MIN_STEP * dt:
         tb = t1  # a separation at the step's end: held to it (reaction tensile, small)
     middle, it = _newton_step(ctx, state, tb, hold=hold, locate=False)
     spent += it
