@@ -104,3 +104,33 @@ def impulse(t: np.ndarray, force: np.ndarray, t_start: float, t_end: float) -> f
     tt = np.concatenate([[t_start], t[inside], [t_end]])
     ff = np.concatenate([[np.interp(t_start, t, force)], force[inside], [np.interp(t_end, t, force)]])
     return float(np.trapezoid(ff, tt))
+
+
+def lift_impacts(t: np.ndarray, ke: np.ndarray, status: Mapping[str, np.ndarray], gap: Mapping[str, np.ndarray],
+                 lift: float = 1e-6, after: float = 0.005) -> list[dict]:
+    """Impacts of named contact nodes (e.g. a block's base corners) from their histories: a node
+    closing (status 0 -> not 0) after an open stretch in which its gap exceeded ``lift`` [m]
+    (elastic flutter of a node that never left the table is not an impact).
+
+    t, ke : (n,) times [s] and the body's kinetic energy [J]; status, gap : name -> (n,) arrays.
+    Each impact: ``time`` (first closed sample), ``corner``, ``ke_before`` (largest ke over the
+    last 40 % of the open stretch: the approach) and ``ke_after`` (smallest ke over the next
+    ``after`` s), in time order."""
+    impacts = []
+    for name, st in status.items():
+        closed = np.asarray(st) != 0
+        g = np.asarray(gap[name], dtype=float)
+        k = 1
+        while k < closed.size:
+            if closed[k] and not closed[k - 1]:
+                start = k - 1
+                while start > 0 and not closed[start - 1]:
+                    start -= 1
+                if np.nanmax(g[start:k]) > lift:
+                    window = (t > t[start] + 0.6 * (t[k] - t[start])) & (t <= t[k])
+                    post = (t > t[k]) & (t <= t[k] + after)
+                    impacts.append({"time": float(t[k]), "corner": name,
+                                    "ke_before": float(ke[window].max()) if window.any() else float("nan"),
+                                    "ke_after": float(ke[post].min()) if post.any() else float("nan")})
+            k += 1
+    return sorted(impacts, key=lambda i: i["time"])

@@ -474,3 +474,20 @@ def rock_under_base_motion(b: float, l: float, acceleration: Callable, t_end: fl
         overturn_time=overturn_time, max_friction_ratio=float(np.max(fr)),
         min_normal_reaction=float(np.min(rn)),
     )
+
+
+def lift_time(result: BaseRockingResult, lift: float = 1e-6) -> float | None:
+    """First time [s] a base corner is ``lift`` [m] above the table: the lifted corner of a block
+    turned by theta about the other one is at height ``2 b sin|theta|``, so the instant is where
+    ``|theta|`` first reaches ``asin(lift / (2 b))`` (linear interpolation between the samples;
+    pass ``n_samples_per_flight`` large enough for the accuracy you need). None if never."""
+    target = math.asin(min(1.0, lift / (2.0 * result.block.b)))
+    above = np.flatnonzero(np.abs(result.theta) >= target)
+    if above.size == 0:
+        return None
+    k = int(above[0])
+    if k == 0:
+        return float(result.t[0])
+    t0, t1 = result.t[k - 1], result.t[k]
+    y0, y1 = abs(result.theta[k - 1]), abs(result.theta[k])
+    return float(t0 + (target - y0) * (t1 - t0) / (y1 - y0)) if y1 > y0 else float(t1)

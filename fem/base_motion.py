@@ -11,7 +11,9 @@ acceleration. Each history offers ``acceleration(t)``, ``velocity(t)``, ``displa
 (float for a scalar t, array of t's shape otherwise) and ``duration`` [s], the time after which
 a = 0 (``math.inf`` if never); after it v stays at v(duration) and d grows linearly with it.
 
-Plugging into the model: time functions in :mod:`fem.functions` / :mod:`fem.loads` are plain
+Plugging into the model, in the table's frame (:func:`table_frame_load`, Code_Aster's
+CALC_CHAR_SEISME MONO_APPUI): the supports stay fixed and every mass gets the d'Alembert force
+-M e a(t); displacements are relative to the table. Or in absolute coordinates: time functions in :mod:`fem.functions` / :mod:`fem.loads` are plain
 callables ``f(t) -> float``, and an imposed displacement is ``value * function(t)``. Wrap a history
 in :class:`SupportDisplacement` (or use :func:`support_motion`) to impose d(t) on a node group::
 
@@ -30,7 +32,7 @@ from typing import Callable, Protocol
 
 import numpy as np
 
-from .loads import ImposedDisplacement
+from .loads import ImposedDisplacement, InertialLoad
 
 log = logging.getLogger(__name__)
 
@@ -672,6 +674,25 @@ def support_motion(group: str, history: MotionHistory, component: str = "x", sta
                    ) -> ImposedDisplacement:
     """Impose the table displacement d(t - start) on ``component`` of the nodes of ``group``."""
     return ImposedDisplacement(group, component, 1.0, SupportDisplacement(history, start))
+
+
+@dataclass(frozen=True)
+class SupportAcceleration:
+    """a(t - start) [m/s^2] of a history as a time function ``f(t) -> float`` (0 before ``start``)."""
+
+    history: MotionHistory
+    start: float = 0.0
+
+    def __call__(self, t: float) -> float:
+        return float(self.history.acceleration(t - self.start))
+
+
+def table_frame_load(history: MotionHistory, component: str = "x", start: float = 0.0) -> InertialLoad:
+    """The d'Alembert load -M e a(t - start) of a table moving rigidly with ``history`` along
+    ``component``, for a run written in the table's frame (:class:`fem.loads.InertialLoad`): the
+    supports stay fixed, displacements are relative to the table, and the table's absolute motion
+    is u + e d(t). The alternative, :func:`support_motion`, moves the supports themselves."""
+    return InertialLoad(component, SupportAcceleration(history, start))
 
 
 _NUMBERS = {"amplitude", "frequency", "cycles", "smooth_start", "ramp_time", "hold_time", "g", "peak_g"}

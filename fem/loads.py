@@ -48,6 +48,24 @@ class NodalForce:
 
 
 @dataclass(frozen=True)
+class InertialLoad:
+    """d'Alembert load of a support that moves rigidly with acceleration ``function(t)`` [m/s^2]
+    along ``component``, for a run written in the support's frame (Code_Aster CALC_CHAR_SEISME,
+    MONO_APPUI)::
+
+        u_abs = u + e d(t)   =>   M u'' + C u' + f_int(u) = f_ext - M e d''(t)
+
+    e (n_dofs,) = 1 on the ``component`` dofs, 0 elsewhere. Exact when the supports move together,
+    the damping is stiffness-proportional (C e = 0) and the contact laws see relative motion only:
+    a rigid translation strains nothing and opens no gap. The force vector is -M e with the model's
+    own mass matrix (consistent, lumped or redistributed), so the relative motion is that of the
+    absolute one of the same discrete model."""
+
+    component: str
+    function: Callable[[float], float]
+
+
+@dataclass(frozen=True)
 class ImposedDisplacement:
     """Displacement ``value * function(t)`` [m] of component ``component`` on the nodes of
     ``group`` (Code_Aster DDL_IMPO with a multiplier function)."""
@@ -131,15 +149,21 @@ class ResolvedLoads:
         return f
 
 
-def resolve_loads(model, gravity: Gravity | None, forces: Sequence[NodalForce]) -> ResolvedLoads:
-    """Assemble the constant load vectors once."""
+def resolve_loads(model, gravity: Gravity | None, forces: Sequence[NodalForce],
+                  inertial: Sequence[InertialLoad] = ()) -> ResolvedLoads:
+    """Assemble the constant load vectors once (nodal forces, then inertial loads -M e)."""
     n = model.n_dofs
-    vectors = np.zeros((len(forces), n))
+    vectors = np.zeros((len(forces) + len(inertial), n))
     for k, f in enumerate(forces):
         nodes = model.mesh.nodes(f.group)
         vectors[k, 2 * nodes + _component(f.component)] = f.value
+    for k, load in enumerate(inertial, start=len(forces)):
+        e = np.zeros(n)
+        e[_component(load.component)::2] = 1.0
+        vectors[k] = -(model.mass @ e)
     if gravity is None:
         g_vec, g_fun = np.zeros(n), Constant(0.0)
     else:
         g_vec, g_fun = model.gravity_force(gravity.acceleration), gravity.function
-    return ResolvedLoads(vectors, tuple(f.function for f in forces), g_vec, g_fun)
+    return ResolvedLoads(vectors, tuple(f.function for f in forces) + tuple(f.function for f in inertial),
+                         g_vec, g_fun)

@@ -1,0 +1,786 @@
+"""Shaking table: a block (SDNV105's 0.36 x 0.80 m by default) on its table under a base motion.
+
+    python cases/shaking_table.py --excitation sine-pulse --amplitude-g 1.2 --frequency-hz 2.6
+
+The table's support moves rigidly with the acceleration history chosen (fem.base_motion: harmonic,
+one-sine or one-cosine pulse, a smooth ramp to a held acceleration, a recorded accelerogram). The
+run is written in the table's frame, as Code_Aster's CALC_CHAR_SEISME (MONO_APPUI): the supports
+stay fixed and every mass carries the d'Alembert force -M e a(t) (fem.loads.InertialLoad), so
+displacements are relative to the table and the table's own motion is in the history columns
+``table_d``, ``table_v``, ``table_a``. Phases: the gravity preload (quasi-static, frictionless,
+DX(O1) held as in SDNV105), then the excitation from rest at t = 0 with friction ``--mu``.
+
+Steps: fem.stepping.EventSteps (fine steps ``--dt-fine`` from before a predicted impact and after
+every contact opening or closing, coarse steps up to ``--dt`` elsewhere, bounded by the Newmark
+local error indicator). Modeling d (Moreau-Jean) takes uniform steps of ``--dt``.
+
+The block counts as **overturned** once ``|theta| >= 2 alpha`` (alpha = atan(b/l)): it is then
+beyond its unstable equilibrium by alpha, and the run stops there.
+
+Beside the FE results, ``summary.json`` has the rigid block rocking under the same table motion
+(contact.rocking_base: exact nonlinear equation, Housner's impact law, sliding not modelled).
+"""
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+_ROOT = Path(__file__).resolve().parents[1]
+if str(_ROOT) not in sys.path:  # python cases/shaking_table.py from a checkout
+    sys.path.insert(0, str(_ROOT))
+
+from contact import rocking_base  # noqa: E402
+from contact.impacts import velocity_contact_from  # noqa: E402
+from contact.multipliers import MultiplierContact  # noqa: E402
+from contact.output import ContactRecorder, lift_impacts  # noqa: E402
+from contact.zone import contact_zone  # noqa: E402
+from fem import base_motion as bm  # noqa: E402
+from fem.dynamics import ConvergenceError, NewtonSettings, Phase, State, StepResult, integrate  # noqa: E402
+from fem.functions import PiecewiseLinear  # noqa: E402
+from fem.interrupt import Interrupted  # noqa: E402
+from fem.loads import Gravity, ImposedDisplacement  # noqa: E402
+from fem.material import ElasticMaterial  # noqa: E402
+from fem.mesh import Mesh  # noqa: E402
+from fem.mesh_check import check_mesh  # noqa: E402
+from fem.mesh_io import read_mesh  # noqa: E402
+from fem.model import Model  # noqa: E402
+from fem.recorder import NodeProbe, RunRecorder  # noqa: E402
+from fem.run import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources,  # noqa: E402
+                     command_line, count_steps, estimate, execute, finite, prepare_output)
+from fem.schemes import HHT, Static, Theta  # noqa: E402
+from fem.stepping import EventSteps, run_with_events  # noqa: E402
+
+logger = logging.getLogger("shaking_table")
+
+G = 9.81
+UPLIFT = 1e-6  # m: a base corner this far above the table has lifted (summary uplift_time)
+SLID = 1e-5  # m: a corner that slipped this much has slid (summary slid)
+EXCITATIONS = ("harmonic", "sine-pulse", "cosine-pulse", "ramp", "record")
+PRELOAD_START = -0.5  # s: the gravity preload runs from here to 0
+PRELOAD_STEPS = 5
+
+
+@dataclass(frozen=True)
+class ContactModeling:
+    method: str  # "lagrange", "augmented" or "theta"
+    newton: NewtonSettings
+    description: str
+
+
+#: contact as in the SDNV105 modelings of the same letter (cases/sdnv105a.py, c, d)
+MODELINGS = {
+    "a": ContactModeling("lagrange", NewtonSettings(rela=1e-6, maxi=8e-3, max_iterations=40),
+                         "Lagrange multipliers, Coulomb friction, HHT"),
+    "c": ContactModeling("augmented", NewtonSettings(rela=1e-6, max_iterations=20),
+                         "augmented Lagrangian, Coulomb friction, HHT"),
+    "d": ContactModeling("theta", NewtonSettings(rela=1e-6, maxi=8e-3, max_iterations=40),
+                         "Moreau-Jean theta-scheme, velocity-level Signorini-Coulomb"),
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    """Every parameter of a run (SI units; accelerations of the excitation in g)."""
+
+    modeling: str = "a"
+    excitation: str = "harmonic"
+    amplitude_g: float | None = None  # peak table acceleration [g]; a record is scaled to it if given
+    frequency_hz: float = 2.0
+    cycles: float | None = 3.0
+    smooth_start: float = 0.0
+    ramp_time: float = 0.1
+    hold_time: float = 0.2
+    record: Path | None = None
+    record_units: str | None = None
+    direction: str = "horizontal"
+    width: float = 0.36
+    height: float = 0.80
+    mu: float = 0.9
+    young: float = 6.0e11
+    poisson: float = 0.2
+    rho: float = 1450.0
+    amor_alpha: float = 1.0e-4
+    table_young: float = 1.0e14
+    table_amor_alpha: float = 1.6e-3
+    t_end: float | None = None
+    dt: float = 1e-3
+    dt_fine: float | None = None
+    alpha: float = 0.0
+    alpha_fine: float | None = None
+    theta: float = 0.55
+    mass: str = "redistributed"
+    tolerance: float = 1e-7
+    mesh: Path | None = None
+    out: Path = Path("results/shaking_table")
+    archive_every: int = 10
+    paraview: bool = True
+
+    @property
+    def spec(self) -> ContactModeling:
+        return MODELINGS[self.modeling]
+
+    @property
+    def alpha_rad(self) -> float:
+        return math.atan2(self.width, self.height)
+
+    @property
+    def amplitude(self) -> float:
+        """Peak table acceleration [m/s^2] (the default 0.5 g for the analytic histories)."""
+        return (0.5 if self.amplitude_g is None else self.amplitude_g) * G
+
+    def history(self) -> bm.MotionHistory:
+        """The table's motion (fem.base_motion), along x (or y with --direction vertical)."""
+        if self.excitation == "harmonic":
+            return bm.Harmonic(self.amplitude, self.frequency_hz, self.cycles, self.smooth_start)
+        if self.excitation == "sine-pulse":
+            return bm.SinePulse(self.amplitude, self.frequency_hz)
+        if self.excitation == "cosine-pulse":
+            return bm.CosinePulse(self.amplitude, self.frequency_hz)
+        if self.excitation == "ramp":
+            return bm.Ramp(self.amplitude, self.ramp_time, self.hold_time)
+        try:
+            return bm.read_record(self.record, units=self.record_units, peak_g=self.amplitude_g, g=G)
+        except (ValueError, OSError) as err:
+            raise BadInput(f"--record {self.record}: {err}") from None
+
+    def resolved(self, history: bm.MotionHistory) -> "Config":
+        """Defaults that depend on others: t_end = the motion's duration + 1 s (3 s if it never
+        ends), dt_fine = dt / 10 (d: dt, uniform steps), alpha_fine = alpha."""
+        t_end = self.t_end
+        if t_end is None:
+            t_end = history.duration + 1.0 if math.isfinite(history.duration) else 3.0
+        uniform = self.spec.method == "theta"
+        dt_fine = self.dt if uniform else (self.dt_fine if self.dt_fine is not None else self.dt / 10)
+        return replace(self, t_end=t_end, dt_fine=dt_fine,
+                       alpha_fine=self.alpha if self.alpha_fine is None else self.alpha_fine)
+
+    def validate(self) -> None:
+        """Refuse impossible values (:class:`fem.run.BadInput`, naming the flag)."""
+        checks = [
+            (self.width > 0, f"--width must be > 0 m, got {self.width:g}"),
+            (self.height > 0, f"--height must be > 0 m, got {self.height:g}"),
+            (self.mu >= 0, f"--mu must be >= 0, got {self.mu:g}"),
+            (self.amplitude_g is None or self.amplitude_g > 0 or (self.excitation != "record" and self.amplitude_g != 0),
+             f"--amplitude-g must be > 0 for a record (it is the peak it is scaled to), got {self.amplitude_g}"),
+            (self.amplitude_g is None or self.amplitude_g != 0, "--amplitude-g must not be 0"),
+            (self.frequency_hz > 0, f"--frequency-hz must be > 0 Hz, got {self.frequency_hz:g}"),
+            (self.cycles is None or self.cycles > 0, f"--cycles must be > 0, got {self.cycles}"),
+            (self.smooth_start >= 0, f"--smooth-start must be >= 0 s, got {self.smooth_start:g}"),
+            (self.ramp_time > 0, f"--ramp-time must be > 0 s, got {self.ramp_time:g}"),
+            (self.hold_time >= 0, f"--hold-time must be >= 0 s, got {self.hold_time:g}"),
+            (self.excitation != "record" or self.record is not None, "--excitation record needs --record FILE"),
+            (self.excitation == "record" or self.record is None,
+             f"--record is read only with --excitation record (got --excitation {self.excitation})"),
+            (self.t_end is None or self.t_end > 0, f"--t-end must be > 0 s, got {self.t_end}"),
+            (self.dt > 0, f"--dt must be > 0 s, got {self.dt:g}"),
+            (self.dt_fine is None or self.dt_fine > 0, f"--dt-fine must be > 0 s, got {self.dt_fine}"),
+            (self.dt_fine is None or self.dt_fine <= self.dt * (1 + 1e-12),
+             f"--dt-fine ({self.dt_fine} s) must not exceed --dt ({self.dt:g} s)"),
+            (-1.0 / 3.0 <= self.alpha <= 0.0, f"--alpha must lie in [-1/3, 0] (HHT), got {self.alpha:g}"),
+            (self.alpha_fine is None or -1.0 / 3.0 <= self.alpha_fine <= 0.0,
+             f"--alpha-fine must lie in [-1/3, 0] (HHT), got {self.alpha_fine}"),
+            (0.5 <= self.theta <= 1.0, f"--theta must lie in [0.5, 1], got {self.theta:g}"),
+            (self.tolerance > 0, f"--tolerance must be > 0 m, got {self.tolerance:g}"),
+            (self.archive_every >= 1, f"--archive-every must be >= 1, got {self.archive_every}"),
+            (not (self.modeling == "d" and self.mass == "redistributed"),
+             "--mass redistributed needs --modeling a or c (the theta-scheme uses the consistent mass)"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise BadInput(message)
+        for flags, make in (("--young, --poisson, --rho, --amor-alpha", self.block_material),
+                            ("--table-young, --table-amor-alpha", self.table_material)):
+            try:
+                make()
+            except ValueError as err:
+                raise BadInput(f"{flags}: {err}") from None
+
+    def block_material(self) -> ElasticMaterial:
+        return ElasticMaterial(self.young, self.poisson, self.rho, rayleigh_stiffness=self.amor_alpha)
+
+    def table_material(self) -> ElasticMaterial:
+        return ElasticMaterial(self.table_young, 0.3, 2500.0, rayleigh_stiffness=self.table_amor_alpha)
+
+    def parameters(self) -> dict:
+        return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(self).items()}
+
+
+# ----------------------------------------------------------------------------------- command line
+def parse_args(argv=None) -> tuple[Config, object]:
+    d = Config()
+    p = CaseParser(prog="shaking_table.py", description=__doc__.split("\n\n")[0])
+    p.add_argument("--modeling", choices=sorted(MODELINGS), default="a",
+                   help="contact as SDNV105's modeling: a Lagrange (default), c augmented Lagrangian, d theta-scheme")
+    p.add_argument("--excitation", choices=EXCITATIONS, default="harmonic", help="the table's acceleration history")
+    p.add_argument("--amplitude-g", type=finite, default=None,
+                   help="peak table acceleration [g] (default 0.5; a record is scaled to it when given)")
+    p.add_argument("--frequency-hz", type=finite, default=2.0, help="harmonic and pulse frequency [Hz]")
+    p.add_argument("--cycles", type=finite, default=3.0, help="harmonic: number of cycles")
+    p.add_argument("--smooth-start", type=finite, default=0.0,
+                   help="harmonic: raised-cosine ramp-in [s] (0: a sin(wt) from t = 0)")
+    p.add_argument("--ramp-time", type=finite, default=0.1, help="ramp: smooth rise (and fall) time [s]")
+    p.add_argument("--hold-time", type=finite, default=0.2, help="ramp: time the acceleration is held [s]")
+    p.add_argument("--record", type=Path, default=None,
+                   help="accelerogram: CSV of t [s], a, or PEER .AT2 (baseline-corrected, fem.base_motion)")
+    p.add_argument("--record-units", choices=("m/s2", "g"), default=None,
+                   help="units of the record's accelerations (default m/s2 for CSV, g for .AT2)")
+    p.add_argument("--direction", choices=("horizontal", "vertical"), default="horizontal",
+                   help="direction of the table motion (the rigid reference is for horizontal motion only)")
+    p.add_argument("--width", type=finite, default=d.width, help="block width 2b [m]")
+    p.add_argument("--height", type=finite, default=d.height, help="block height 2l [m]")
+    p.add_argument("--mu", type=finite, default=d.mu, help="Coulomb coefficient block-table")
+    p.add_argument("--young", type=finite, default=d.young, help="block Young's modulus [Pa]")
+    p.add_argument("--poisson", type=finite, default=d.poisson, help="block Poisson's ratio")
+    p.add_argument("--rho", type=finite, default=d.rho, help="block density [kg/m^3]")
+    p.add_argument("--amor-alpha", type=finite, default=d.amor_alpha, help="block stiffness damping AMOR_ALPHA [s]")
+    p.add_argument("--table-young", type=finite, default=d.table_young, help="table Young's modulus [Pa]")
+    p.add_argument("--table-amor-alpha", type=finite, default=d.table_amor_alpha, help="table AMOR_ALPHA [s]")
+    p.add_argument("--t-end", type=finite, default=None,
+                   help="end of the run [s] (default: the motion's duration + 1 s)")
+    p.add_argument("--dt", type=finite, default=d.dt, help="largest time step [s] (d: the uniform step)")
+    p.add_argument("--dt-fine", type=finite, default=None,
+                   help="time step through contact events [s] (default --dt / 10; not with --modeling d)")
+    p.add_argument("--alpha", type=finite, default=d.alpha,
+                   help="HHT alpha of the coarse steps, in [-1/3, 0] (0: Newmark average acceleration)")
+    p.add_argument("--alpha-fine", type=finite, default=None, help="HHT alpha of the fine steps (default --alpha)")
+    p.add_argument("--theta", type=finite, default=d.theta, help="modeling d: theta of the Moreau-Jean scheme")
+    p.add_argument("--mass", choices=("consistent", "redistributed"), default=None,
+                   help="mass matrix: redistributed (default for a, c: the block's base nodes massless, its mass, "
+                        "centre and inertia kept; impacts converge with dt) or consistent (Code_Aster's; d's only)")
+    p.add_argument("--tolerance", type=finite, default=d.tolerance,
+                   help="bound of the local error indicator of the coarse steps [m] (fem.stepping)")
+    p.add_argument("--mesh", type=Path, default=None, help="gmsh .msh with the SDNV105 group names")
+    p.add_argument("--archive-every", type=int, default=d.archive_every, help="ParaView output every N steps")
+    p.add_argument("--no-paraview", action="store_true", help="skip the ParaView series (faster)")
+    p.add_argument("--out", type=Path, default=d.out,
+                   help="output folder (an earlier run's files in it are removed first)")
+    add_run_flags(p)
+    a = p.parse_args(argv)
+    if a.modeling == "d" and a.dt_fine is not None:
+        raise BadInput("--dt-fine: modeling d takes uniform steps of --dt")
+    config = Config(modeling=a.modeling, excitation=a.excitation, amplitude_g=a.amplitude_g,
+                    frequency_hz=a.frequency_hz, cycles=a.cycles, smooth_start=a.smooth_start,
+                    ramp_time=a.ramp_time, hold_time=a.hold_time, record=a.record, record_units=a.record_units,
+                    direction=a.direction, width=a.width, height=a.height, mu=a.mu, young=a.young,
+                    poisson=a.poisson, rho=a.rho, amor_alpha=a.amor_alpha, table_young=a.table_young,
+                    table_amor_alpha=a.table_amor_alpha, t_end=a.t_end, dt=a.dt, dt_fine=a.dt_fine,
+                    alpha=a.alpha, alpha_fine=a.alpha_fine, theta=a.theta,
+                    mass=a.mass if a.mass is not None else ("consistent" if a.modeling == "d" else "redistributed"),
+                    tolerance=a.tolerance, mesh=a.mesh, out=a.out, archive_every=a.archive_every,
+                    paraview=not a.no_paraview)
+    return config, a
+
+
+# ----------------------------------------------------------------------------------- model
+@dataclass
+class Study:
+    config: Config
+    history: bm.MotionHistory
+    mesh: Mesh
+    model: Model
+    contact: object
+    corners: dict  # "O", "A" -> index in the contact state arrays
+    warnings: tuple = ()
+
+
+def _mesh(config: Config):
+    if config.mesh is not None:
+        try:
+            return read_mesh(config.mesh)
+        except ValueError as err:
+            raise BadInput(f"--mesh {config.mesh}: {err}") from None
+    from meshes.generate import block_on_table, reference_mesh_path
+
+    if math.isclose(config.width, 0.36) and math.isclose(config.height, 0.80):
+        return read_mesh(reference_mesh_path("sdnv105_quad4"))
+    path = block_on_table(config.out / "mesh.msh", half_width=config.width / 2, height=config.height,
+                          element="quad4", layout="reference", with_table=True)
+    return read_mesh(path)
+
+
+def build(config: Config, history: bm.MotionHistory) -> Study:
+    mesh = _mesh(config)
+    for group in ("BLOCK", "GROUN", "CONHAUT", "CONBAS", "CTGROUND", "O", "A", "O1"):
+        if group not in mesh.cell_groups and group not in mesh.node_groups:
+            raise BadInput(f"--mesh {config.mesh}: no group {group!r} (the SDNV105 names are needed: BLOCK, "
+                           f"GROUN, CONHAUT, CONBAS, CTGROUND, O, A, O1)")
+    regions = {"BLOCK": config.block_material(), "GROUN": config.table_material()}
+    used = Mesh(mesh.points, {k: v for k, v in mesh.cell_groups.items() if k in regions or v.dim == 1},
+                mesh.node_groups)
+    try:
+        warnings = check_mesh(used, ("CTGROUND",), (("CONHAUT", "CONBAS"),))
+    except ValueError as err:
+        raise BadInput(f"--mesh {config.mesh}: {err}" if config.mesh is not None else str(err)) from None
+    redistributed = config.mass == "redistributed"
+    model = Model(mesh, regions, mass=config.mass, massless=("CONHAUT",) if redistributed else ())
+    method = "augmented" if config.spec.method == "augmented" else "lagrange"
+    contact = MultiplierContact(model, contact_zone(mesh, "CONHAUT", "CONBAS"), friction=config.mu, method=method)
+    if redistributed:
+        contact.closing = contact.release = "located"  # the events converge with dt (README, issue 13)
+    slave = contact.zone.slave
+    corners = {name: int(np.flatnonzero(slave == mesh.node(name))[0]) for name in ("O", "A")}
+    return Study(config, history, mesh, model, contact, corners, tuple(warnings))
+
+
+def supports() -> tuple[ImposedDisplacement, ...]:
+    """The table's base, fixed in the table's frame: DX = DY = 0 on CTGROUND."""
+    return (ImposedDisplacement("CTGROUND", "x"), ImposedDisplacement("CTGROUND", "y"))
+
+
+def preload_phase(study: Study) -> Phase:
+    """Gravity ramped quasi-statically from PRELOAD_START to 0, frictionless, DX(O1) held (SDNV105)."""
+    ramp = PiecewiseLinear((PRELOAD_START, PRELOAD_START / 2), (0.0, 1.0))
+    return Phase("gravity preload", PRELOAD_START, 0.0, -PRELOAD_START / PRELOAD_STEPS, Static(),
+                 gravity=Gravity((0.0, -G), ramp), constraints=supports() + (ImposedDisplacement("O1", "x"),),
+                 friction=0.0, newton=NewtonSettings(rela=1e-6, maxi=2e-3, max_iterations=40))
+
+
+def excitation_phase(study: Study, name: str, t0: float, t1: float, dt: float, fine: bool) -> Phase:
+    """One step of the excitation: gravity, the table's d'Alembert load, friction mu."""
+    cfg = study.config
+    if cfg.spec.method == "theta":
+        scheme = Theta(cfg.theta)
+    else:
+        scheme = HHT(cfg.alpha_fine if fine else cfg.alpha, modified_equilibrium=False)
+    component = "x" if cfg.direction == "horizontal" else "y"
+    return Phase(name, t0, t1, dt, scheme, gravity=Gravity((0.0, -G)),
+                 inertial=(bm.table_frame_load(study.history, component),), constraints=supports(),
+                 friction=cfg.mu, newton=cfg.spec.newton, archive_every=1)
+
+
+def event_steps(config: Config) -> EventSteps:
+    return EventSteps(dt=config.dt, dt_fine=config.dt_fine, tolerance=config.tolerance,
+                      archive_every=config.archive_every)
+
+
+# ----------------------------------------------------------------------------------- what is recorded
+class BlockKinematics:
+    """Rotation of the block from its base corners: theta = atan2(dy, dx) of A - O, counter-clockwise
+    positive (theta > 0: A lifted, rocking about O), and its rate."""
+
+    def __init__(self, study: Study) -> None:
+        mesh = study.mesh
+        self.o, self.a = mesh.node("O"), mesh.node("A")
+        self.base = mesh.points[self.a] - mesh.points[self.o]
+
+    def __call__(self, u: np.ndarray, v: np.ndarray) -> tuple[float, float]:
+        o, a = self.o, self.a
+        dx = self.base[0] + u[2 * a] - u[2 * o]
+        dy = self.base[1] + u[2 * a + 1] - u[2 * o + 1]
+        vx, vy = v[2 * a] - v[2 * o], v[2 * a + 1] - v[2 * o + 1]
+        return math.atan2(dy, dx), (dx * vy - dy * vx) / (dx * dx + dy * dy)
+
+
+#: friction_demand = |sum R_T| / sum R_N over the base (the block's, what the rigid reference
+#: reports; summary max_friction_ratio); friction_ratio = the largest |R_T|/R_N of a loaded closed
+#: node (<= mu by Coulomb's law; summary max_node_friction_ratio)
+COLUMNS = ["table_a", "table_v", "table_d", "theta", "omega", "n_closed", "friction_ratio", "friction_demand",
+           *[f"{q}_{c}" for c in ("O", "A") for q in ("gap", "status", "rn", "rt", "slip")]]
+
+
+def _row_function(study: Study):
+    kin = BlockKinematics(study)
+    history = study.history
+
+    def extra(result: StepResult) -> dict:
+        s = result.state
+        st = study.contact.state()
+        theta, omega = kin(s.u, s.v)
+        closed = st.status != 0
+        loaded = closed & (st.rn > 0)
+        ratio = float(np.max(np.abs(st.rt[loaded]) / st.rn[loaded])) if np.any(loaded) else 0.0
+        rn_sum = float(np.sum(st.rn))
+        demand = abs(float(np.sum(st.rt))) / rn_sum if rn_sum > 0 else 0.0
+        row = {"table_a": float(history.acceleration(s.t)), "table_v": float(history.velocity(s.t)),
+               "table_d": float(history.displacement(s.t)), "theta": theta, "omega": omega,
+               "n_closed": float(np.count_nonzero(closed)), "friction_ratio": ratio, "friction_demand": demand}
+        for name, k in study.corners.items():
+            row.update({f"gap_{name}": float(st.gap[k]), f"status_{name}": float(st.status[k]),
+                        f"rn_{name}": float(st.rn[k]), f"rt_{name}": float(st.rt[k]),
+                        f"slip_{name}": float(st.slip[k])})
+        return row
+
+    return extra
+
+
+@dataclass
+class RunOutput:
+    rows: list
+    stats: dict
+    spans: list
+    failure: str | None = None
+    interrupted: Interrupted | None = None
+    overturned_at: float | None = None
+
+    @property
+    def status(self) -> str:
+        return "interrupted" if self.interrupted else "failed" if self.failure else "complete"
+
+
+def run(study: Study) -> RunOutput:
+    """Preload, then the excitation to t_end (or overturning). Histories and ParaView series are
+    written as the run goes; a failure or an interruption keeps everything up to it on disk."""
+    cfg = study.config
+    t0 = time.perf_counter()
+    rows: list[dict] = []
+    spans: list[dict] = []
+    stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
+    failure = interrupted = None
+    extra = _row_function(study)
+    probes = [NodeProbe("dx_C1", "C1", "u", "x"), NodeProbe("dy_C1", "C1", "u", "y")] \
+        if "C1" in study.mesh.node_groups else []
+    overturn = 2 * cfg.alpha_rad
+    overturned_at = [None]
+    kin = BlockKinematics(study)
+
+    def monitor(result: StepResult) -> bool:
+        theta, _ = kin(result.state.u, result.state.v)
+        if abs(theta) >= overturn:
+            overturned_at[0] = result.state.t
+            return True
+        return False
+
+    state = None
+    try:
+        with RunRecorder(study.model, cfg.out, probes, history_name="preload_history", series_name="preload",
+                         kinetic_group="BLOCK", write_series=False) as pre:
+            try:
+                for result in integrate(study.model, preload_phase(study), State.at_rest(study.model.n_dofs,
+                                                                                         PRELOAD_START),
+                                        [study.contact]):
+                    pre.record(result)
+                    state = result.state
+            finally:
+                _accumulate(stats, pre)
+    except ConvergenceError as err:
+        failure = f"preload: {err}"
+    except Interrupted as stop:
+        failure, interrupted = f"preload: {stop}", stop
+    if failure is None:
+        if cfg.spec.method == "theta":
+            study.contact = velocity_contact_from(study.contact)
+        with RunRecorder(study.model, cfg.out, probes, kinetic_group="BLOCK", write_series=cfg.paraview,
+                         extra_columns=COLUMNS, extra=extra) as rec:
+            contact_series = (ContactRecorder(study.mesh, {"base": study.contact}, cfg.out, history=False)
+                              if cfg.paraview else None)
+            try:
+                steps = run_with_events(study.model, lambda *a: excitation_phase(study, *a), state.released(0.0),
+                                        [study.contact], [study.contact], cfg.t_end, event_steps(cfg), monitor,
+                                        bodies=("BLOCK",))
+                while True:
+                    try:
+                        result = next(steps)
+                    except StopIteration as done:
+                        spans = done.value or []
+                        break
+                    rows.append(rec.record(result))
+                    if contact_series is not None and result.archived:
+                        contact_series.record(result.state.t, result.state.u)
+            except ConvergenceError as err:
+                failure = f"excitation: {err}"
+            except Interrupted as stop:
+                failure, interrupted = f"excitation: {stop}", stop
+            finally:
+                if contact_series is not None:
+                    contact_series.close()
+                _accumulate(stats, rec)
+    stats["wall_s"] = time.perf_counter() - t0
+    stats["fine_spans"] = len(spans)
+    return RunOutput(rows, stats, spans, failure, interrupted, overturned_at[0])
+
+
+def _accumulate(stats: dict, recorder: RunRecorder) -> None:
+    s = recorder.run_statistics()
+    for key in ("steps", "newton_iterations", "subdivisions"):
+        stats[key] += s[key]
+
+
+# ----------------------------------------------------------------------------------- post-processing
+def _arrays(rows: list[dict]) -> dict[str, np.ndarray]:
+    return {k: np.array([r[k] for r in rows]) for k in rows[0]} if rows else {}
+
+
+def uplift_onset(R: dict) -> float | None:
+    """First time [s] the block stands on one base corner alone (every other base node open): the
+    rigid block's uplift instant, when |a| first exceeds g tan(alpha). None if never."""
+    single = (R["n_closed"] == 1) & ((R["status_O"] != 0) | (R["status_A"] != 0))
+    k = np.flatnonzero(single)
+    return float(R["t"][k[0]]) if k.size else None
+
+
+def first_time(t: np.ndarray, mask: np.ndarray) -> float | None:
+    k = np.flatnonzero(mask)
+    return float(t[k[0]]) if k.size else None
+
+
+def rigid_reference(cfg: Config, history: bm.MotionHistory) -> dict:
+    """The rigid block under the same table motion (contact.rocking_base); a table acceleration xdd
+    along +x (from O to A) is a_g = -xdd in Zhang and Makris' sign."""
+    if cfg.direction != "horizontal":
+        return {"applies": False, "reason": "the rigid reference is for a horizontal table motion"}
+    res = rocking_base.rock_under_base_motion(cfg.width / 2, cfg.height / 2, lambda t: -history.acceleration(t),
+                                              cfg.t_end, g=G, rho=cfg.rho, n_samples_per_flight=801,
+                                              max_step=min(cfg.dt, 0.01))
+    demand = res.max_friction_ratio
+    return {"applies": bool(cfg.mu > demand), "model": "exact nonlinear rocking, Housner impact law, no sliding",
+            "uplift_onset": res.uplift_time, "uplift_time": rocking_base.lift_time(res, UPLIFT),
+            "max_rotation": res.max_rotation, "overturned": res.overturned, "overturn_time": res.overturn_time,
+            "impacts": [{"time": t, "corner": c, "ke_before": kb, "ke_after": ka} for t, c, kb, ka in
+                        zip(res.impact_times, res.impact_corner, res.ke_before, res.ke_after)],
+            "max_friction_ratio": demand if math.isfinite(demand) else None,
+            "curve_t": res.t.tolist(), "curve_theta": res.theta.tolist()}
+
+
+def summarize(study: Study, output: RunOutput) -> dict:
+    cfg = study.config
+    R = _arrays(output.rows)
+    summary = {"modeling": cfg.modeling, "run": output.stats, "failure": output.failure,
+               "fine_spans": output.spans, "mass": {"kind": study.model.mass_kind,
+                                                     "block_mass": study.model.total_mass("BLOCK")},
+               "uplift_acceleration_g": math.tan(cfg.alpha_rad), "overturn_angle": 2 * cfg.alpha_rad,
+               "rigid_body": rigid_reference(cfg, study.history)}
+    if not R:
+        return summary
+    t = R["t"]
+    lift = np.maximum(R["gap_O"], R["gap_A"])
+    slip = max(float(np.max(np.abs(R[f"slip_{c}"] - R[f"slip_{c}"][0]))) for c in ("O", "A"))
+    summary.update({
+        "uplift_time": first_time(t, lift > UPLIFT),
+        "uplift_onset": uplift_onset(R),
+        "max_rotation": [float(np.max(np.abs(R["theta"])))],
+        "overturned": output.overturned_at is not None,
+        "overturn_time": output.overturned_at,
+        "impacts": lift_impacts(t, R["ke"], {c: R[f"status_{c}"] for c in ("O", "A")},
+                                {c: R[f"gap_{c}"] for c in ("O", "A")}, lift=UPLIFT),
+        "max_friction_ratio": float(np.max(R["friction_demand"])),
+        "max_node_friction_ratio": float(np.max(R["friction_ratio"])),
+        "max_slip": slip,
+        "slid": bool(slip > SLID),
+        "table": table_peaks(study.history, float(t[-1])),
+        "energy": energy_books(R),
+    })
+    summary["checks"] = checks(summary)
+    return summary
+
+
+def table_peaks(history: bm.MotionHistory, t_end: float) -> dict:
+    """Peak |a|, |v|, |d| of the table's motion over [0, t_end] (on 20001 points and, for a record,
+    its samples: the motion itself, not only the steps the run took) and v, d at t_end."""
+    t = np.linspace(0.0, t_end, 20001)
+    samples = np.asarray(getattr(history, "times", ()), dtype=float)
+    t = np.union1d(t, samples[samples <= t_end])
+    return {"peak_acceleration": float(np.max(np.abs(history.acceleration(t)))),
+            "peak_velocity": float(np.max(np.abs(history.velocity(t)))),
+            "peak_displacement": float(np.max(np.abs(history.displacement(t)))),
+            "final_velocity": float(history.velocity(t_end)), "final_displacement": float(history.displacement(t_end))}
+
+
+def energy_books(R: dict) -> dict:
+    """The energy balance of the excitation (t >= 0), every term on its own (fem.energy): the
+    table's input (the work of the d'Alembert load, external work minus gravity's) against the
+    block's kinetic, strain and gravity energies, damping, contact and friction works and the time
+    scheme's dissipation. ``relative_error`` is the books' largest error over the largest of the
+    input and the kinetic energy."""
+    table_work = (R["external_work"] - R["external_work"][0]) + (R["gravity_potential"] - R["gravity_potential"][0])
+    error = R["energy_balance_error"] - R["energy_balance_error"][0]
+    scale = max(float(np.max(np.abs(table_work))), float(np.max(R["ke"])), 1e-300)
+    return {"table_work": float(table_work[-1]), "max_table_work": float(np.max(np.abs(table_work))),
+            "max_abs_error": float(np.max(np.abs(error))), "relative_error": float(np.max(np.abs(error)) / scale),
+            "damping_dissipated": float(R["damping_dissipation"][-1] - R["damping_dissipation"][0]),
+            "contact_work": float(R["contact_work"][-1] - R["contact_work"][0]),
+            "friction_work": float(R["friction_work"][-1] - R["friction_work"][0]),
+            "numerical_dissipation": float(R["numerical_dissipation"][-1] - R["numerical_dissipation"][0])}
+
+
+ENERGY_LIMIT = 0.01
+
+
+def checks(summary: dict) -> list[dict]:
+    """This run against the rigid block under the same motion (where it applies: the pivot's friction
+    above the rigid block's demand) and its own energy books."""
+    rigid = summary["rigid_body"]
+    out = [{"quantity": "energy books error / input", "value": summary["energy"]["relative_error"],
+            "reference": 0.0, "tolerance": ENERGY_LIMIT,
+            "within_tolerance": summary["energy"]["relative_error"] <= ENERGY_LIMIT}]
+    if not rigid.get("applies"):
+        return out
+
+    def row(quantity, value, reference, tolerance, kind="relative"):
+        ok = None
+        if isinstance(value, bool) or isinstance(reference, bool):
+            ok = value == reference
+        elif value is None or reference is None:
+            ok = value is None and reference is None
+        elif kind == "relative":
+            ok = abs(value - reference) <= tolerance * abs(reference)
+        else:
+            ok = abs(value - reference) <= tolerance
+        out.append({"quantity": quantity, "value": value, "reference": reference, "tolerance": tolerance,
+                    "within_tolerance": bool(ok)})
+
+    row("uplift onset [s]", summary["uplift_onset"], rigid["uplift_onset"], 0.01)
+    row("uplift 1e-6 m [s]", summary["uplift_time"], rigid["uplift_time"], 0.01)
+    row("overturned", summary["overturned"], rigid["overturned"], 0)
+    if not rigid["overturned"] and not summary["overturned"]:
+        row("max rotation [rad]", summary["max_rotation"][0], rigid["max_rotation"], 0.10)
+    return out
+
+
+# ----------------------------------------------------------------------------------- outputs
+def _fmt(x, digits=6):
+    if x is None:
+        return "–"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, float):
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+def write_report(out: Path, cfg: Config, summary: dict) -> None:
+    rigid = summary["rigid_body"]
+    run_ = summary["run"]
+    lines = [f"# Shaking table — {cfg.excitation}, modeling {cfg.modeling} ({cfg.spec.description})", "",
+             f"Command: `{summary['command']}` (rockfem {summary['version']}; every parameter in summary.json). "
+             f"Run: {run_['steps']} steps, {run_['newton_iterations']} Newton iterations, {run_['wall_s']:.1f} s.", "",
+             f"Status: **{summary['status']}**.", ""]
+    if summary["status"] != "complete":
+        lines += [f"**The run did not finish** ({summary.get('message') or summary.get('failure')}): the files hold "
+                  f"every step up to t = {summary.get('t_reached')} s, and the values below are those of the "
+                  f"steps computed.", ""]
+    lines += [f"Block {cfg.width:g} x {cfg.height:g} m, alpha = atan(b/l) = {cfg.alpha_rad:.6g} rad: it lifts "
+              f"when the table acceleration exceeds g tan(alpha) = {math.tan(cfg.alpha_rad):.4g} g and counts as "
+              f"overturned at |theta| = 2 alpha = {2 * cfg.alpha_rad:.4g} rad (the run stops there). Friction "
+              f"mu = {cfg.mu:g}.", ""]
+    if not rigid.get("applies"):
+        lines += [f"The rigid reference does not apply to this run: "
+                  f"{rigid.get('reason') or 'mu is below the friction the rigid rocking needs'}"
+                  f"{'' if rigid.get('max_friction_ratio') is None else ' (' + _fmt(rigid['max_friction_ratio'], 4) + ')'}.",
+                  ""]
+    lines += ["| quantity | this code | rigid block |", "|---|---|---|"]
+    for key, label in (("uplift_onset", "uplift onset (one corner alone) [s]"),
+                       ("uplift_time", f"uplift time (corner {UPLIFT:g} m up) [s]"),
+                       ("overturned", "overturned"), ("overturn_time", "overturn time [s]"),
+                       ("max_friction_ratio", "max |R_T|/R_N")):
+        lines.append(f"| {label} | {_fmt(summary.get(key))} | {_fmt(rigid.get(key))} |")
+    mr = summary.get("max_rotation")
+    lines.append(f"| max rotation [rad] | {_fmt(mr[0] if mr else None)} | {_fmt(rigid.get('max_rotation'))} |")
+    lines.append(f"| slid (a corner slipped > {SLID:g} m) | {_fmt(summary.get('slid'))} | (not modelled) |")
+    lines += ["", "## Checks", "", "| check | this code | reference | tolerance | within |", "|---|---|---|---|---|"]
+    for c in summary.get("checks", []):
+        lines.append(f"| {c['quantity']} | {_fmt(c['value'])} | {_fmt(c['reference'])} | {_fmt(c['tolerance'])} | "
+                     f"{_fmt(c['within_tolerance'])} |")
+    lines += ["", "## Impacts", "", "| time [s] | corner | KE before [J] | KE after [J] |", "|---|---|---|---|"]
+    lines += [f"| {i['time']:.6f} | {i['corner']} | {i['ke_before']:.4g} | {i['ke_after']:.4g} |"
+              for i in summary.get("impacts", [])]
+    if rigid.get("impacts"):
+        lines += ["", "Rigid block:", "", "| time [s] | corner | KE before [J] | KE after [J] |", "|---|---|---|---|"]
+        lines += [f"| {i['time']:.6f} | {i['corner']} | {i['ke_before']:.4g} | {i['ke_after']:.4g} |"
+                  for i in rigid["impacts"]]
+    e = summary.get("energy")
+    if e:
+        lines += ["", f"Energy: the table put in {e['table_work']:.4g} J (largest {e['max_table_work']:.4g} J); "
+                      f"damping {e['damping_dissipated']:.4g} J, contact {e['contact_work']:.4g} J, friction "
+                      f"{e['friction_work']:.4g} J, time scheme {e['numerical_dissipation']:.4g} J; the books close "
+                      f"to {e['max_abs_error']:.3g} J ({100 * e['relative_error']:.3g} %)."]
+    lines += ["", "Files: history.csv (table a, v, d; rotation; corner gaps, reactions, slips; energies), "
+                  "solution.pvd and contact.pvd (ParaView, displacements relative to the table), rotation.png."]
+    (out / "report.md").write_text("\n".join(lines) + "\n")
+
+
+def plot(out: Path, R: dict, summary: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(8, 6))
+    ax1.plot(R["t"], R["theta"], label="FE")
+    rigid = summary["rigid_body"]
+    if rigid.get("curve_t"):
+        ax1.plot(rigid["curve_t"], rigid["curve_theta"], "--", label="rigid block")
+    ax1.set_ylabel("rotation theta [rad]")
+    ax1.legend()
+    ax2.plot(R["t"], R["table_a"] / G)
+    ax2.set_ylabel("table acceleration [g]")
+    ax2.set_xlabel("t [s]")
+    fig.tight_layout()
+    fig.savefig(out / "rotation.png", dpi=110)
+    plt.close(fig)
+
+
+def resource_estimate(cfg: Config) -> Estimate:
+    steps = PRELOAD_STEPS + count_steps([(0.0, cfg.t_end, cfg.dt)])
+    nodes, cells = 25, 12
+    if cfg.mesh is not None:
+        try:
+            size = cfg.mesh.stat().st_size
+        except OSError:
+            size = 0
+        nodes, cells = size / 30.0, size / 60.0
+    return estimate(nodes, cells, 4, steps, row_bytes=4000.0)
+
+
+def main(argv=None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    return execute(_main, argv)
+
+
+def _main(argv) -> int:
+    config, flags = parse_args(argv)
+    config.validate()
+    history = config.history()
+    config = config.resolved(history)
+    config.validate()
+    check_resources(resource_estimate(config), force=flags.force)
+    prepare_output(config.out)
+    study = build(config, history)
+    for warning in study.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    record = Run.start(config.out, "shaking_table", command_line("cases/shaking_table.py", argv), "custom",
+                       config.parameters(), t_end=config.t_end, quiet=flags.quiet)
+    output = run(study)
+    summary = record.finish(output.status, summarize(study, output), message=output.failure)
+    R = _arrays(output.rows)
+    write_report(config.out, config, summary)
+    if R:
+        plot(config.out, R, summary)
+    _print(summary)
+    if output.interrupted is not None:
+        raise output.interrupted
+    if output.failure:
+        print(f"error: {output.failure}; results up to the failure are in {config.out} (status: failed)",
+              file=sys.stderr)
+        return EXIT_FAILED
+    books = (summary.get("energy") or {}).get("relative_error")
+    if books is not None and books > ENERGY_LIMIT:
+        print(f"error: the energy books miss by {100 * books:.3g} % of the table's input (limit "
+              f"{100 * ENERGY_LIMIT:g} %; status: complete; see energy in {config.out}/summary.json)", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"results: {config.out}/ (report.md, summary.json, history.csv, solution.pvd for ParaView)")
+    return 0
+
+
+def _print(summary: dict) -> None:
+    run_ = summary["run"]
+    rigid = summary["rigid_body"]
+    print(f"shaking table ({summary['status']}): {run_['steps']} steps, {run_['newton_iterations']} Newton "
+          f"iterations, {run_['wall_s']:.1f} s")
+    mr = summary.get("max_rotation")
+    print(f"{'':24s} {'this code':>12s} {'rigid block':>12s}")
+    for key in ("uplift_onset", "uplift_time", "overturned", "overturn_time", "max_friction_ratio"):
+        print(f"{key:24s} {_fmt(summary.get(key)):>12s} {_fmt(rigid.get(key)):>12s}")
+    print(f"{'max_rotation':24s} {_fmt(mr[0] if mr else None):>12s} {_fmt(rigid.get('max_rotation')):>12s}")
+    print(f"{'slid':24s} {_fmt(summary.get('slid')):>12s}")
+    for imp in summary.get("impacts", []):
+        print(f"impact at {imp['time']:.5f} s on {imp['corner']}: KE {imp['ke_before']:.4g} -> {imp['ke_after']:.4g} J")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
