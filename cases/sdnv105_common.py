@@ -55,8 +55,9 @@ from fem.mesh_check import check_mesh
 from fem.mesh_io import read_mesh
 from fem.model import Model
 from fem.recorder import NodeProbe, RunRecorder
-from fem.run import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources,
-                     command_line, count_steps, estimate, execute, finite, prepare_output)
+from fem.run import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,
+                     check_resources, command_line, count_steps, estimate, execute, finite, prepare_output,
+                     require_all)
 from fem.interrupt import Interrupted
 from fem.schemes import HHT, Theta
 
@@ -291,21 +292,13 @@ class Config:
             (self.amor_nor >= 0, f"--amor-nor must be >= 0 N s/m, got {self.amor_nor:g}"),
             (self.amor_tan >= 0, f"--amor-tan must be >= 0 N s/m, got {self.amor_tan:g}"),
         ]
-        for ok, message in checks:
-            if not ok:
-                raise BadInput(message)
+        require_all(checks)
         resolved = self.resolved()
         if resolved.dt_fine > resolved.dt * (1 + 1e-12):
             raise BadInput(f"--dt-fine ({resolved.dt_fine:g} s) must not exceed --dt ({resolved.dt:g} s): "
                            f"the fine steps are the ones around the impacts")
-        # materials validate themselves (E > 0, 0 < rho, -1 < nu < 0.5, damping >= 0); their
-        # messages name the material fields, so say which flags they come from
-        for flags, make in (("--young, --poisson, --rho, --amor-alpha", self.block_material),
-                            ("--table-young, --table-amor-alpha", self.table_material)):
-            try:
-                make()
-            except ValueError as err:
-                raise BadInput(f"{flags}: {err}") from None
+        check_materials((("--young, --poisson, --rho, --amor-alpha", self.block_material),
+                         ("--table-young, --table-amor-alpha", self.table_material)))
 
     def physics(self) -> dict:
         """The parameters that change the physical problem (not the numerics), by flag name."""

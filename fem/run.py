@@ -104,6 +104,23 @@ def require(ok: bool, message: str) -> None:
         raise BadInput(message)
 
 
+def require_all(checks: Sequence[tuple[bool, str]]) -> None:
+    """Raise :class:`BadInput` with the message of the first ``(ok, message)`` that is not ok."""
+    for ok, message in checks:
+        require(ok, message)
+
+
+def check_materials(makers: Sequence[tuple[str, Callable[[], object]]]) -> None:
+    """Build each material of ``(flags, make)``: materials validate themselves (E > 0, rho > 0,
+    -1 < nu < 0.5, damping >= 0) and their messages name the material's fields, so a ValueError
+    becomes a :class:`BadInput` that says which flags they come from."""
+    for flags, make in makers:
+        try:
+            make()
+        except ValueError as err:
+            raise BadInput(f"{flags}: {err}") from None
+
+
 def command_line(script: str, argv: Sequence[str] | None) -> str:
     """The command as a user would retype it: ``python cases/x.py --flag value ...``."""
     args = sys.argv[1:] if argv is None else list(argv)

@@ -337,6 +337,13 @@ from test_convergence import CONTRACT_FLAG_RUNS, CONTRACT_IMPOSSIBLE, CONTRACT_S
 SHORT["convergence"] = CONTRACT_SHORT
 IMPOSSIBLE["convergence"] = CONTRACT_IMPOSSIBLE
 
+from test_shaking_table_contract import CONTRACT_FLAG_RUNS as SHAKING_TABLE_FLAG_RUNS  # noqa: E402
+from test_shaking_table_contract import CONTRACT_IMPOSSIBLE as SHAKING_TABLE_IMPOSSIBLE, \
+    CONTRACT_SHORT as SHAKING_TABLE_SHORT  # noqa: E402  (aliased: the convergence rows keep CONTRACT_*)
+
+SHORT["shaking_table"] = SHAKING_TABLE_SHORT
+IMPOSSIBLE["shaking_table"] = SHAKING_TABLE_IMPOSSIBLE
+
 
 def test_every_script_has_its_contract_rows():
     assert len(SCRIPTS) >= 11 and "sdnv105a" in SCRIPTS and not any(s.endswith("_common") for s in SCRIPTS)
@@ -1002,6 +1009,7 @@ PROGRESS_RUNS = {  # the cheapest run of each script, without --quiet
     "sdnd108": ("--t-end", "0.05"),
     "sdnd122": ("--e-max", "8e-3"),
     "sdnv105_preload": ("--t-end", "-1.92"),
+    "shaking_table": ("--excitation", "ramp", "--t-end", "0.006", "--dt", "2e-3", "--no-paraview"),
     **{name: ("--no-paraview",) for name in SDNV105},
 }
 
@@ -1156,6 +1164,7 @@ FLAG_RUNS += [
 
 
 FLAG_RUNS += [FlagRun("convergence", name, argv, check) for name, argv, check in CONTRACT_FLAG_RUNS]
+FLAG_RUNS += [FlagRun("shaking_table", name, argv, check) for name, argv, check in SHAKING_TABLE_FLAG_RUNS]
 
 
 @pytest.mark.parametrize("flag_run", [r for r in FLAG_RUNS if r.name != "sigint"], ids=lambda r: r.id)
