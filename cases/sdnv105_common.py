@@ -54,7 +54,7 @@ from fem.mesh import Mesh
 from fem.mesh_check import check_mesh
 from fem.mesh_io import read_mesh
 from fem.model import Model
-from fem.recorder import NodeProbe, RunRecorder
+from fem.recorder import NodeProbe, RunRecorder, add_run_statistics, rows_as_arrays
 from fem.run import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,
                      check_resources, command_line, count_steps, estimate, execute, finite, prepare_output,
                      require_all)
@@ -766,7 +766,7 @@ def run(study: Study, integrator=integrate) -> RunOutput:
                                                                                id(study.mesh): study.mesh}),
                                     preload_rows[-1])
             finally:
-                _accumulate(stats, sw)
+                add_run_statistics(stats, sw)
         state, study.contact, start_row = snapshot
         tilt_rows: list[dict] = []
         with recorder("tilt") as tl:
@@ -774,7 +774,7 @@ def run(study: Study, integrator=integrate) -> RunOutput:
                 tilted = _record(tl, integrate(study.model, tilt_phase(study, state), state, [study.contact]),
                                  tilt_rows, True)
             finally:
-                _accumulate(stats, tl)
+                add_run_statistics(stats, tl)
         tilt = tilt_check(study, start_row, tilt_rows[-1], tilted)
         if not tilt["passed"]:
             failure = tilt_failure(tilt)
@@ -801,16 +801,11 @@ def run(study: Study, integrator=integrate) -> RunOutput:
                 failure = f"release: {err}"
             except Interrupted as stop:
                 failure, interrupted = f"release: {stop}", stop
-            _accumulate(stats, rec)
+            add_run_statistics(stats, rec)
     stats["wall_s"] = time.perf_counter() - t0
     stats["automatic_refinements"] = refinements
     return RunOutput(release_rows, preload_rows, stats, failure, interrupted, tilt)
 
-
-def _accumulate(stats: dict, recorder: RunRecorder) -> None:
-    s = recorder.run_statistics()
-    for key in ("steps", "newton_iterations", "subdivisions"):
-        stats[key] += s[key]
 
 
 IMPACT_FINE_AFTER = 3e-3  # s of fine steps after a predicted impact
@@ -914,9 +909,6 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
 
 
 # ----------------------------------------------------------------------------------- post-processing
-def _arrays(rows: list[dict]) -> dict[str, np.ndarray]:
-    return {k: np.array([r[k] for r in rows]) for k in rows[0]} if rows else {}
-
 
 def _in(t, lo=-np.inf, hi=np.inf, closed_hi=False):
     return (t > lo) & ((t <= hi) if closed_hi else (t < hi))
@@ -1365,7 +1357,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
     (Code_Aster's tests for the benchmark configuration, the rigid block recomputed for this run's
     parameters for a custom one), impacts, energy balance, rigid-body reference, run statistics."""
     cfg = study.config
-    R, P = _arrays(output.release), _arrays(output.preload)
+    R, P = rows_as_arrays(output.release), rows_as_arrays(output.preload)
     summary = {"modeling": cfg.modeling, "config": {k: (str(v) if isinstance(v, Path) else v)
                                                     for k, v in asdict(cfg).items()},
                "departures": cfg.departures(), "run": output.stats, "failure": output.failure}
@@ -1434,7 +1426,7 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
     output = run(study, integrator)
     summary = summarize(study, output)
     summary = record.finish(output.status, summary, message=output.failure)
-    R = _arrays(output.release)
+    R = rows_as_arrays(output.release)
     if R or output.tilt is not None:
         write_report(config.out, config, summary)
     if R:

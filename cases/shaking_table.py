@@ -50,7 +50,7 @@ from fem.mesh import Mesh  # noqa: E402
 from fem.mesh_check import check_mesh  # noqa: E402
 from fem.mesh_io import read_mesh  # noqa: E402
 from fem.model import Model  # noqa: E402
-from fem.recorder import NodeProbe, RunRecorder  # noqa: E402
+from fem.recorder import NodeProbe, RunRecorder, add_run_statistics, rows_as_arrays  # noqa: E402
 from fem.run import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,  # noqa: E402
                      check_resources, command_line, count_steps, estimate, execute, finite, prepare_output,
                      require_all)
@@ -454,7 +454,7 @@ def run(study: Study) -> RunOutput:
                     pre.record(result)
                     state = result.state
             finally:
-                _accumulate(stats, pre)
+                add_run_statistics(stats, pre)
     except ConvergenceError as err:
         failure = f"preload: {err}"
     except Interrupted as stop:
@@ -486,22 +486,14 @@ def run(study: Study) -> RunOutput:
             finally:
                 if contact_series is not None:
                     contact_series.close()
-                _accumulate(stats, rec)
+                add_run_statistics(stats, rec)
     stats["wall_s"] = time.perf_counter() - t0
     stats["fine_spans"] = len(spans)
     return RunOutput(rows, stats, spans, failure, interrupted, overturned_at[0])
 
 
-def _accumulate(stats: dict, recorder: RunRecorder) -> None:
-    s = recorder.run_statistics()
-    for key in ("steps", "newton_iterations", "subdivisions"):
-        stats[key] += s[key]
-
 
 # ----------------------------------------------------------------------------------- post-processing
-def _arrays(rows: list[dict]) -> dict[str, np.ndarray]:
-    return {k: np.array([r[k] for r in rows]) for k in rows[0]} if rows else {}
-
 
 def uplift_onset(R: dict) -> float | None:
     """First time [s] the block stands on one base corner alone (every other base node open): the
@@ -536,7 +528,7 @@ def rigid_reference(cfg: Config, history: bm.MotionHistory) -> dict:
 
 def summarize(study: Study, output: RunOutput) -> dict:
     cfg = study.config
-    R = _arrays(output.rows)
+    R = rows_as_arrays(output.rows)
     summary = {"modeling": cfg.modeling, "run": output.stats, "failure": output.failure,
                "fine_spans": output.spans, "mass": {"kind": study.model.mass_kind,
                                                      "block_mass": study.model.total_mass("BLOCK")},
@@ -748,7 +740,7 @@ def _main(argv) -> int:
                        config.parameters(), t_end=config.t_end, quiet=flags.quiet)
     output = run(study)
     summary = record.finish(output.status, summarize(study, output), message=output.failure)
-    R = _arrays(output.rows)
+    R = rows_as_arrays(output.rows)
     write_report(config.out, config, summary)
     if R:
         plot(config.out, R, summary)

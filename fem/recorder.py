@@ -136,3 +136,16 @@ class RunRecorder:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def add_run_statistics(stats: dict, recorder: RunRecorder) -> None:
+    """Add a recorder's steps, Newton iterations and sub-steps to the running totals ``stats``
+    (a run of several phases, each with its recorder)."""
+    s = recorder.run_statistics()
+    for key in ("steps", "newton_iterations", "subdivisions"):
+        stats[key] += s[key]
+
+
+def rows_as_arrays(rows: list[dict]) -> dict[str, np.ndarray]:
+    """History rows (:meth:`RunRecorder.record`'s) as one array per column, {} for no row."""
+    return {k: np.array([r[k] for r in rows]) for k in rows[0]} if rows else {}

@@ -80,15 +80,14 @@ class EventSteps:
             raise ValueError(f"EventSteps: archive_every must be >= 1, got {self.archive_every}")
 
 
-def _closed(terms) -> np.ndarray:
-    return np.concatenate([np.asarray(t.state().status) != 0 for t in terms]) if terms else np.zeros(0, bool)
-
-
-def _gaps(terms) -> np.ndarray:
+def _gaps_and_closed(terms) -> tuple[np.ndarray, np.ndarray]:
+    """Gaps [m] (inf where not finite) and closed flags of every contact node, one state() a term."""
     if not terms:
-        return np.zeros(0)
-    gap = np.concatenate([np.asarray(t.state().gap, dtype=float) for t in terms])
-    return np.where(np.isfinite(gap), gap, np.inf)
+        return np.zeros(0), np.zeros(0, dtype=bool)
+    states = [t.state() for t in terms]
+    gap = np.concatenate([np.asarray(st.gap, dtype=float) for st in states])
+    closed = np.concatenate([np.asarray(st.status) != 0 for st in states])
+    return np.where(np.isfinite(gap), gap, np.inf), closed
 
 
 def time_to_closing(gap0: np.ndarray, gap1: np.ndarray, closed: np.ndarray, dt: float) -> float:
@@ -177,7 +176,7 @@ def run_with_events(model: Model, make_phase: Callable[[str, float, float, float
     t = state.t
     eps = 1e-9 * max(steps.dt_fine, 1e-300)
     while t < t_end - eps:
-        gap, closed = _gaps(contacts), _closed(contacts)
+        gap, closed = _gaps_and_closed(contacts)
         reason = None
         if closed_prev is not None and closed.shape == closed_prev.shape and np.any(closed != closed_prev):
             reason = "contact status changed"

@@ -24,6 +24,19 @@ def load_case(name: str):
     spec.loader.exec_module(module)
     return module
 
+def assert_parameters(summary: dict, **expected) -> None:
+    """summary.json's ``parameters`` hold exactly the values given (floats to 1e-15 relative:
+    the command line's text parsed back)."""
+    import pytest
+
+    for key, value in expected.items():
+        got = summary["parameters"][key]
+        if isinstance(value, float):
+            assert got == pytest.approx(value, rel=1e-15), key
+        else:
+            assert got == value, key
+
+
 GRAPHITE = dict(young=6.0e11, poisson=0.2, density=1450.0)
 
 

@@ -65,6 +65,7 @@ from fem import run as fem_run
 from fem.interrupt import Interrupted
 from fem.mesh_io import read_mesh
 from fem.results import read_history, read_pvd
+from helpers import assert_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
@@ -491,15 +492,6 @@ class FlagRun:
         return f"{self.script}-{self.name}"
 
 
-def _params(s: dict, **expected) -> None:
-    for key, value in expected.items():
-        got = s["parameters"][key]
-        if isinstance(value, float):
-            assert got == pytest.approx(value, rel=1e-15), key
-        else:
-            assert got == value, key
-
-
 def _steps(t: np.ndarray) -> np.ndarray:
     return np.diff(t)
 
@@ -525,7 +517,7 @@ def check_sdnv105_run(result: Result) -> None:
     # benchmark's rule, not a departure
     expected = SDNV105_PHYSICS + (["--rigi-nor", "--rigi-tan", "--amor-nor", "--amor-tan"] if modeling == "b" else [])
     assert s["configuration"] == "custom" and s["departures"] == expected
-    _params(s, width=0.30, height=0.90, tilt_angle=TILT, young=YOUNG, poisson=0.25, rho=RHO, amor_alpha=2e-4,
+    assert_parameters(s, width=0.30, height=0.90, tilt_angle=TILT, young=YOUNG, poisson=0.25, rho=RHO, amor_alpha=2e-4,
             table_young=2e14, table_amor_alpha=1e-3, archive_every=50, auto_steps=modeling != "d", paraview=True)
     # --width, --height: the script meshed this block (gmsh, the reference layout) into its folder
     mesh = read_mesh(result.folder / "mesh.msh")
@@ -537,15 +529,15 @@ def check_sdnv105_run(result: Result) -> None:
     h = result.history()
     assert h["dx_C1"][0] == pytest.approx(-TILT * 0.90, rel=1e-9)
     assert abs(-0.90 * math.sin(TILT) - 0.15 * (1 - math.cos(TILT)) - h["dx_C1"][0]) > 5e-4 * TILT * 0.90
-    _params(s, tilt_rule="code_aster")
+    assert_parameters(s, tilt_rule="code_aster")
     assert s["config"]["tilt_rule"] == s["tilt"]["rule"] == "code_aster" and s["tilt"]["passed"]
     # --mass redistributed (a, c): the block's five base nodes carry no mass, the block keeps its
     # own (rho 2b 2l per metre); b and d keep the consistent mass
     if modeling in "ac":
-        _params(s, mass="redistributed")
+        assert_parameters(s, mass="redistributed")
         assert s["mass"]["kind"] == "redistributed" and s["mass"]["massless_nodes"] == 5
         # --contact-events immediate: Code_Aster's rule, where auto would locate the events (redistributed)
-        _params(s, contact_events="immediate")
+        assert_parameters(s, contact_events="immediate")
         assert s["contact_events"] == "immediate"
     else:
         assert s["mass"]["kind"] == "consistent" and s["mass"]["massless_nodes"] == 0
@@ -565,7 +557,7 @@ def check_sdnv105_run(result: Result) -> None:
         assert sw["rn_O"][-1] / -sw["dy_O"][-1] == pytest.approx(2e10, rel=1e-9)
         weight = RHO * G_SDNV105 * 0.30 * 0.90
         column -= (weight - sw["rn_O"][-1] - sw["rn_A"][-1]) / 2e10
-        _params(s, rigi_nor=2e10, rigi_tan=1e7, amor_nor=8e6, amor_tan=2e4)
+        assert_parameters(s, rigi_nor=2e10, rigi_tan=1e7, amor_nor=8e6, amor_tan=2e4)
     assert sw["dy_C1"][-1] == pytest.approx(column, rel=2e-2)
     # --mu 0.2, below this block's friction demand (rigid block, contact.rocking): the pivot slides,
     # the rigid-block references do not apply and no row gets a verdict
@@ -577,12 +569,12 @@ def check_sdnv105_run(result: Result) -> None:
     t = h["t"]
     if modeling == "d":
         # --dt, --t-end, --theta; d integrates with uniform steps of --dt (no --dt-fine, --auto-steps)
-        _params(s, theta=0.6, dt=5e-4, t_end=0.003, mu=0.2)
+        assert_parameters(s, theta=0.6, dt=5e-4, t_end=0.003, mu=0.2)
         assert s["config"]["theta"] == 0.6
         np.testing.assert_allclose(_steps(t), 5e-4, rtol=1e-9)
         assert t[-1] == pytest.approx(0.003, abs=1e-12) and s["run"]["automatic_refinements"] == []
         return
-    _params(s, dt=0.004, dt_fine=1e-3, t_end=0.062, mu=0.2)
+    assert_parameters(s, dt=0.004, dt_fine=1e-3, t_end=0.062, mu=0.2)
     assert t[-1] == pytest.approx(0.062, abs=1e-12)
     # --dt-fine in the benchmark's first fine window [0, 0.0025] s
     np.testing.assert_allclose(t[:4], [0.0, 1e-3, 2e-3, 2.5e-3], atol=1e-12)
@@ -599,7 +591,7 @@ def check_sdnv105_run(result: Result) -> None:
     # the shock springs blow up): HHT in every release step; the benchmark's schedule has Newmark in
     # the coarse steps, whose energy identity books no numerical dissipation, step by step; HHT's
     # books 1e-3 J a step here (either sign: the identity is not monotone step by step)
-    _params(s, alpha=-0.1 if modeling == "b" else -0.05)
+    assert_parameters(s, alpha=-0.1 if modeling == "b" else -0.05)
     assert np.abs(np.diff(h["numerical_dissipation"][coarse])).max() > 1e-5
 
 
@@ -621,7 +613,7 @@ SDNV105_INTERRUPTED_MESH = {"sdnv105a": COPY + "sdnv105_quad4.msh", "sdnv105c": 
 # --- SDND101 -------------------------------------------------------------------------------------------
 def check_sdnd101_direct(result: Result) -> None:
     s = completed(result)
-    _params(s, method="direct", dt=5e-4, t_end=0.05, convergence=1)
+    assert_parameters(s, method="direct", dt=5e-4, t_end=0.05, convergence=1)
     assert "Newmark" in s["scheme"] and s["run"]["newton_iterations"] > 0
     t = result.history()["t"]
     assert t.size == 101 and t[-1] == pytest.approx(0.05, abs=1e-12)
@@ -645,7 +637,7 @@ def check_sdnd101_custom(result: Result) -> None:
     s = completed(result)
     m, k, K, v0 = 50.0, 2e4, 2e6, 2.0
     assert s["configuration"] == "custom" and s["departures"] == ["--mass", "--k", "--k-shock", "--v0"]
-    _params(s, mass=m, k=k, k_shock=K, v0=v0)
+    assert_parameters(s, mass=m, k=k, k_shock=K, v0=v0)
     wc = math.sqrt((k + K) / m)
     cf = s["closed_form"]
     for key, value in (("omega_c", wc), ("duration", math.pi / wc), ("f_max", K * v0 / wc),
@@ -667,7 +659,7 @@ def check_sdnd101_custom(result: Result) -> None:
 # --- SDND105 -------------------------------------------------------------------------------------------
 def check_sdnd105_short(result: Result) -> None:
     s = completed(result)
-    _params(s, modeling="c", dt=1e-2, t_end=1.0)
+    assert_parameters(s, modeling="c", dt=1e-2, t_end=1.0)
     t = result.history()["t"]
     assert t[-1] == pytest.approx(1.0, abs=1e-12)
     np.testing.assert_allclose(_steps(t), 1e-2, rtol=1e-9)  # c has no fine window
@@ -704,7 +696,7 @@ def check_sdnd105_custom_law(result: Result) -> None:
     assert s["configuration"] == "custom"
     assert s["departures"] == ["--mass", "--v0", "--kn", "--f-crit", "--f-post", "--plateau", "--fall",
                                "--depl-post", "--rigi-post"]
-    _params(s, modeling="c", mass=2.0, v0=2.0, kn=2.0, f_crit=1.5, f_post=0.8, plateau=0.5, fall=0.5,
+    assert_parameters(s, modeling="c", mass=2.0, v0=2.0, kn=2.0, f_crit=1.5, f_post=0.8, plateau=0.5, fall=0.5,
             depl_post=[2.0, 3.5, 4.5, 5.5], rigi_post=[0.4, 0.3, 0.25, 0.2], dt=2e-2, dt_fine=5e-3,
             fine_window=[0.3, 1.0], t_end=8.5)
     # --fine-window, --dt-fine, --dt: 5 ms steps in [0.3, 1.0] s, 20 ms elsewhere
@@ -731,7 +723,7 @@ def check_sdnd105_damping(result: Result) -> None:
     instead of c's 6.5 m (the dampers take 1 J of the 4)."""
     s = completed(result)
     assert s["configuration"] == "custom" and s["departures"] == ["--amor-nor", "--amor-fl", "--amor-post"]
-    _params(s, amor_nor=10.0, amor_fl=5.0, amor_post=[5.0, 5.0, 5.0, 5.0], crit_amor="INCLUS")
+    assert_parameters(s, amor_nor=10.0, amor_fl=5.0, amor_post=[5.0, 5.0, 5.0, 5.0], crit_amor="INCLUS")
     assert s["checks"] == [] and "no closed form" in s["references"]
     # d (INCLUS) reaches its maximum crush at 4.56 s: 5.50009 / 5.49999 / 5.50001 / 5.50000 at dt 2e-2 / 1e-2 /
     # 5e-3 / 2.5e-3 (tests/test_sdnd105.py); the 1e-3 of c's max-compression test separates it from c's 6.5
@@ -745,7 +737,7 @@ def check_sdnd105_exclus(result: Result) -> None:
     (INCLUS: buckles at once and crushes 5.5 m)."""
     s = completed(result)
     assert s["configuration"] == "benchmark"
-    _params(s, modeling="d", crit_amor="EXCLUS")
+    assert_parameters(s, modeling="d", crit_amor="EXCLUS")
     assert s["t_buckle"] is None and s["max_compression"] < 1.0  # p1 = F_crit / K = 1 m
     # Code_Aster's EXCLUS value is VX at 9 s: left out of this 1 s run (the maximum comes at 0.47 s)
     assert s["checks"] == [] and "--t-end differs" in " ".join(s["references_left_out"])
@@ -758,7 +750,7 @@ def _fall_time(v0: float, g: float, h: float) -> float:
 
 def check_sdnd108_short(result: Result) -> None:
     s = completed(result)
-    _params(s, modeling="a", t_end=0.6)
+    assert_parameters(s, modeling="a", t_end=0.6)
     assert result.history()["t"][-1] == pytest.approx(0.6, abs=1e-12)
     # free flight is a parabola, which every Newmark scheme integrates exactly: the fall time is
     # exact to round-off (the solve of y = -h on the last free step)
@@ -773,7 +765,7 @@ def check_sdnd108_custom(result: Result) -> None:
     s = completed(result)
     assert s["configuration"] == "custom"
     assert s["departures"] == ["--mass", "--k", "--c", "--height", "--v0", "--g"]
-    _params(s, modeling="a", mass=2.0, k=200.0, c=0.5, height=1.8, v0=-0.5, g=9.81)
+    assert_parameters(s, modeling="a", mass=2.0, k=200.0, c=0.5, height=1.8, v0=-0.5, g=9.81)
     assert s["fall_time"] == pytest.approx(_fall_time(-0.5, 9.81, 1.8), rel=1e-12)  # exact in free flight
     # --c: the damper takes energy, the rebound is below the impact speed: zeta = c / (2 sqrt(k m))
     # = 0.0125 decays the swing by exp(-zeta omega t) over the contact, a little more than half a
@@ -797,7 +789,7 @@ def check_sdnd108_average(result: Result) -> None:
     the force (landing, leaving), at most K (v dt)^2 / 8 each, i.e. K dt^2 / 4m = 1e-4 of the kinetic
     energy for both, 5e-5 of the speed: checked at 1e-4 (HHT loses 3e-3)."""
     s = completed(result)
-    _params(s, scheme="average", dt=2e-3, t_end=0.95)
+    assert_parameters(s, scheme="average", dt=2e-3, t_end=0.95)
     assert s["scheme"]["name"] == "average acceleration"
     t = result.history()["t"]
     np.testing.assert_allclose(_steps(t), 2e-3, rtol=1e-6)
@@ -812,7 +804,7 @@ def check_sdnd108_alpha(result: Result) -> None:
     stored 1.0 s value is 6.4e-7 off while the trajectory around it agrees to 1e-12 (as if it had
     been archived 1.6e-7 s later, the mass rising at 5.3 m/s): 1e-6 there."""
     s = completed(result)
-    _params(s, alpha=-0.3, scheme="hht")
+    assert_parameters(s, alpha=-0.3, scheme="hht")
     assert s["scheme"]["alpha"] == -0.3 and s["scheme"]["gamma"] == pytest.approx(0.8)
     assert s["u_at_reference_instants"]["detach"] == pytest.approx(-2.001036612021182, rel=1e-9)
     assert s["u_at"]["1.0"] == pytest.approx(-1.340273870505455, rel=1e-6)
@@ -859,7 +851,7 @@ def read_curve(path: Path) -> dict[str, np.ndarray]:
 
 def check_sdnd122_short(result: Result) -> None:
     s = completed(result)
-    _params(s, e_max=8e-3)
+    assert_parameters(s, e_max=8e-3)
     # shooting on the exact flow: the frequency is the closed form's to round-off (the case's 1e-9)
     assert s["frequency"] == pytest.approx(stop_frequency(1.0, 10.0, 50.0, 0.01, 6.50108331626e-3), rel=1e-9)
     assert s["frequency"] == pytest.approx(0.6466310, abs=1e-7)  # one_dof_impacts.md §5 (7 digits)
@@ -871,7 +863,7 @@ def check_sdnd122_custom(result: Result) -> None:
     s = completed(result)
     m, k, K, gap, E = 2.0, 20.0, 100.0, 0.02, 0.01
     assert s["configuration"] == "custom" and s["departures"] == ["--mass", "--k", "--k-stop", "--gap", "--energy"]
-    _params(s, mass=m, k=k, k_stop=K, gap=gap, energy=E)
+    assert_parameters(s, mass=m, k=k, k_stop=K, gap=gap, energy=E)
     assert s["first_contact_energy"] == pytest.approx(0.5 * k * gap**2, rel=1e-14)
     assert s["frequency"] == pytest.approx(stop_frequency(m, k, K, gap, E), rel=1e-9)
     assert s["e_max"] == pytest.approx(max(10 * 0.5 * k * gap**2, 2 * E), rel=1e-14)  # the default e_max
@@ -884,7 +876,7 @@ def check_sdnd122_custom(result: Result) -> None:
 # --- rigid_rocking -------------------------------------------------------------------------------------
 def check_rigid_short(result: Result) -> None:
     s = completed(result)
-    _params(s, impacts=2)
+    assert_parameters(s, impacts=2)
     assert len(s["result"]["impact_times"]) == 2
     # the document's values, graded within the digits it prints; t2 from its recurrence
     assert len(s["checks"]) == 7 and all(c["within_tolerance"] for c in s["checks"])
@@ -902,7 +894,7 @@ def check_rigid_custom(result: Result) -> None:
     assert s["configuration"] == "custom"
     assert s["departures"] == ["--half-width", "--half-height", "--theta", "--rho", "--thickness", "--g",
                                "--restitution"]
-    _params(s, model="linear", impacts=3, restitution=e)
+    assert_parameters(s, model="linear", impacts=3, restitution=e)
     # no document value is shown or graded for another block
     assert s["checks"] == [] and "sdnv105" not in s and "document_recurrence_restitution" not in s
     assert "document 0.05440978" not in result.out and "against the benchmark document" not in result.out
@@ -922,7 +914,7 @@ def check_rigid_custom(result: Result) -> None:
 # --- block_on_incline ----------------------------------------------------------------------------------
 def check_incline_short(result: Result) -> None:
     s = completed(result)
-    _params(s, t_end=0.01, dt=0.005, no_plot=True)
+    assert_parameters(s, t_end=0.01, dt=0.005, no_plot=True)
     assert not (result.folder / "slip.png").exists()  # --no-plot
     t = result.history()["t"]
     assert t[-1] == pytest.approx(0.01, abs=1e-12)
@@ -935,7 +927,7 @@ def check_incline_slide(result: Result) -> None:
     """30 deg, mu 0.3 (tan 30 deg = 0.577 > 0.3): the block slides with a = g (sin - mu cos); penalty
     contact gives R_T = mu R_N exactly at the Coulomb cap (block_on_incline docstring)."""
     s = completed(result)
-    _params(s, angle_deg=30.0, mu=0.3, method="penalty", alpha=-0.05, width=0.8, height=0.36, nx=4, ny=2)
+    assert_parameters(s, angle_deg=30.0, mu=0.3, method="penalty", alpha=-0.05, width=0.8, height=0.36, nx=4, ny=2)
     a = G_SDNV105 * (math.sin(math.radians(30)) - 0.3 * math.cos(math.radians(30)))
     assert s["regime"] == "slides" and s["analytic_acceleration"] == pytest.approx(a, rel=1e-14)
     assert s["block_mass_kg"] == pytest.approx(1450.0 * 0.8 * 0.36, rel=1e-9)  # --width, --height
@@ -956,7 +948,7 @@ def check_incline_huge(flag: str) -> Callable[[Result], None]:
 # --- sdnv105_preload -----------------------------------------------------------------------------------
 def check_preload_short(result: Result) -> None:
     s = completed(result)
-    _params(s, t_end=-1.9)
+    assert_parameters(s, t_end=-1.9)
     assert s["final_time"] == pytest.approx(-1.9, abs=1e-12)
     # stopped before the end of the benchmark's phase: the block is not at rest, no verdict
     assert all(c["within_tolerance"] is None and "before the end of the benchmark's phase" in c["note"]
@@ -969,7 +961,7 @@ def check_preload_custom(result: Result) -> None:
     # --mesh: the checked-in reference mesh given by path is still the benchmark's mesh
     assert s["configuration"] == "custom"
     assert s["departures"] == ["--young", "--poisson", "--rho", "--amor-alpha", "--table-amor-alpha"]
-    _params(s, young=young, poisson=0.25, rho=rho, amor_alpha=2e-4, table_amor_alpha=1e-3, dt=0.015, alpha=-0.2,
+    assert_parameters(s, young=young, poisson=0.25, rho=rho, amor_alpha=2e-4, table_amor_alpha=1e-3, dt=0.015, alpha=-0.2,
             kinematics="small_strain")
     assert Path(s["parameters"]["mesh"]).samefile(MESHES / "sdnv105_quad4.msh")
     t = result.history()["t"]
@@ -1072,7 +1064,7 @@ BAR_SDNV100 = dict(length=0.2, young=2e11, rho=8000.0)  # the wall's reference d
 def check_bar_short(result: Result) -> None:
     """The periodic bar, nx 10, to t = 1.5: steps of h/(2c) = 0.05 s, the first contact at t = 1."""
     s = completed(result)
-    _params(s, setup="periodic", nx=10, t_end=1.5, dt=0.05, mass="redistributed", release="delayed")
+    assert_parameters(s, setup="periodic", nx=10, t_end=1.5, dt=0.05, mass="redistributed", release="delayed")
     np.testing.assert_allclose(_steps(result.history()["t"]), 0.05, rtol=1e-9)
     assert s["contact_start"] == pytest.approx(1.0, abs=0.05)  # within dt of L/c
 
@@ -1085,7 +1077,7 @@ def check_bar_wall_custom(result: Result) -> None:
     the opening (measured 1 + 3.6e-4; delayed never exceeds 1 + 1e-8); --scheme newmark: no
     numerical dissipation; --no-paraview: no ParaView file."""
     s = completed(result)
-    _params(s, setup="wall", length=0.1, young=1e11, rho=4000.0, velocity=50.0, gap=1e-3, nx=20,
+    assert_parameters(s, setup="wall", length=0.1, young=1e11, rho=4000.0, velocity=50.0, gap=1e-3, nx=20,
             method="augmented", mass="redistributed", release="immediate", scheme="newmark", paraview=False)
     assert s["configuration"] == "custom"
     assert s["departures"] == ["--length", "--young", "--rho", "--velocity", "--gap"]
@@ -1110,7 +1102,7 @@ def check_bar_periodic_hht(result: Result) -> None:
     --poisson 0.25: custom, and the wave checks have no verdict; the ParaView series has every step
     (60 steps, fewer than the script's 200 frames)."""
     s = completed(result)
-    _params(s, setup="periodic", nx=10, dt=0.05, t_end=3.0, mass="lumped", release="immediate", scheme="hht",
+    assert_parameters(s, setup="periodic", nx=10, dt=0.05, t_end=3.0, mass="lumped", release="immediate", scheme="hht",
             alpha=-0.3, poisson=0.25, paraview=True)
     assert s["configuration"] == "custom" and s["departures"] == ["--poisson"]
     np.testing.assert_allclose(_steps(result.history()["t"]), 0.05, rtol=1e-9)
@@ -1126,7 +1118,7 @@ def check_bar_periodic_hht(result: Result) -> None:
 def check_bar_theta(result: Result) -> None:
     """--method theta: the mass defaults to consistent, said on stdout; the impact only takes energy."""
     s = completed(result)
-    _params(s, setup="wall", method="theta", mass="consistent", mass_given=False, release="none", nx=10, t_end=1e-4)
+    assert_parameters(s, setup="wall", method="theta", mass="consistent", mass_given=False, release="none", nx=10, t_end=1e-4)
     assert "note: --method theta: the mass is consistent" in result.out
     assert s["max_energy_ratio"] <= 1 + 1e-8
     assert abs(s["contact_start"] - 2e-5) <= s["parameters"]["dt"]
@@ -1138,7 +1130,7 @@ def check_bar_penalty(result: Result) -> None:
     (to 1e-9 of the largest: the two nodes' penetrations agree to round-off)."""
     s = completed(result)
     k = 100 * BAR_SDNV100["young"] * 4e-4 / (0.2 / 10)
-    _params(s, method="penalty", nx=10, penalty_stiffness=k)
+    assert_parameters(s, method="penalty", nx=10, penalty_stiffness=k)
     h = result.history()
     stored = (h["contact_stress"] * 4e-4) ** 2 / (2 * k)
     assert h["penalty_energy"].max() > 0

@@ -31,6 +31,7 @@ from scipy.optimize import brentq
 from fem import base_motion as bm
 from fem.mesh_io import read_mesh
 from fem.results import read_history, read_pvd
+from helpers import assert_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -86,16 +87,6 @@ def _completed(result) -> dict:
     return s
 
 
-def _params(s: dict, **expected) -> None:
-    """summary.json parameters hold exactly the values given (as test_contract._params)."""
-    for key, value in expected.items():
-        got = s["parameters"][key]
-        if isinstance(value, float):
-            assert got == pytest.approx(value, rel=1e-15), key
-        else:
-            assert got == value, key
-
-
 def _preload(result) -> dict:
     return read_history(result.folder / "preload_history.csv")
 
@@ -142,7 +133,7 @@ def check_short(result) -> None:
     """The short run: --excitation ramp --amplitude-g 0.2 (rise time 0.1 s, hold 0.2 s by default),
     --t-end 0.02, --dt 2e-3 (and the default --dt-fine, dt/10), --no-paraview, --quiet, --force."""
     s = _completed(result)
-    _params(s, modeling="a", excitation="ramp", amplitude_g=0.2, ramp_time=0.1, hold_time=0.2, t_end=0.02,
+    assert_parameters(s, modeling="a", excitation="ramp", amplitude_g=0.2, ramp_time=0.1, hold_time=0.2, t_end=0.02,
             dt=2e-3, dt_fine=2e-4, alpha=0.0, alpha_fine=0.0, mu=0.9, mass="redistributed", paraview=False,
             direction="horizontal")
     assert s["modeling"] == "a" and s["mass"]["kind"] == "redistributed"
@@ -176,7 +167,7 @@ def check_harmonic_block(result) -> None:
     smooth start, with ParaView every 3 steps."""
     s = _completed(result)
     p = HARMONIC
-    _params(s, excitation="harmonic", t_end=0.036, dt=2e-3, archive_every=3, paraview=True, **p)
+    assert_parameters(s, excitation="harmonic", t_end=0.036, dt=2e-3, archive_every=3, paraview=True, **p)
     # --width, --height: the script meshed this block (gmsh, the reference layout) into its folder
     mesh = read_mesh(result.folder / "mesh.msh")
     xy = mesh.points[mesh.nodes("BLOCK")]
@@ -234,7 +225,7 @@ def check_sine_pulse_c(result) -> None:
     Newmark's alpha 0 in the fine ones, under one sine of 0.6 g at 5 Hz: past tan(alpha) = 0.45 g,
     the block lifts."""
     s = _completed(result)
-    _params(s, modeling="c", excitation="sine-pulse", amplitude_g=0.6, frequency_hz=5.0, t_end=0.035, dt=2e-3,
+    assert_parameters(s, modeling="c", excitation="sine-pulse", amplitude_g=0.6, frequency_hz=5.0, t_end=0.035, dt=2e-3,
             dt_fine=5e-4, mass="consistent", alpha=-0.1, alpha_fine=0.0, paraview=False)
     assert s["modeling"] == "c" and s["mass"]["kind"] == "consistent"
     A, w = 0.6 * G, 2 * math.pi * 5.0
@@ -277,11 +268,11 @@ def check_cosine_pulse_d(result) -> None:
     slides from the first step to the end (0.03 s; it would stick again after a falls below mu g at
     0.0196 s and its lag is taken up)."""
     s = _completed(result)
-    _params(s, modeling="d", theta=0.6, excitation="cosine-pulse", amplitude_g=0.3, frequency_hz=10.0, mu=0.1,
+    assert_parameters(s, modeling="d", theta=0.6, excitation="cosine-pulse", amplitude_g=0.3, frequency_hz=10.0, mu=0.1,
             t_end=0.03, dt=1e-3, mass="consistent", paraview=False)
     assert s["modeling"] == "d" and s["mass"]["kind"] == "consistent"  # d's default mass
     # d takes uniform steps of --dt: its resolved dt_fine is dt
-    _params(s, dt_fine=1e-3)
+    assert_parameters(s, dt_fine=1e-3)
     h = result.history()
     t = h["t"]
     _steps_within_dt(t, 1e-3, 0.03)
@@ -315,7 +306,7 @@ def check_cosine_pulse_d(result) -> None:
 def check_record_at2_vertical(result) -> None:
     """The PEER record scaled to a 0.3 g peak, moving the table vertically."""
     s = _completed(result)
-    _params(s, excitation="record", record=str(AT2), record_units=None, amplitude_g=0.3, direction="vertical",
+    assert_parameters(s, excitation="record", record=str(AT2), record_units=None, amplitude_g=0.3, direction="vertical",
             t_end=0.05, dt=2e-3)
     record = bm.read_record(AT2, peak_g=0.3, g=G)  # AT2: in g by default; scaled to 0.3 g (its units cancel)
     assert record.peak_acceleration == pytest.approx(0.3 * G, rel=1e-12)
@@ -346,7 +337,7 @@ def check_record_csv_in_g(result) -> None:
     """The CSV record (written in m/s^2) read with --record-units g: every sample is 9.81 times its
     m/s^2 reading (the baseline correction is linear in the samples), no peak scaling."""
     s = _completed(result)
-    _params(s, excitation="record", record=str(CSV), record_units="g", amplitude_g=None, t_end=0.03, dt=2e-3,
+    assert_parameters(s, excitation="record", record=str(CSV), record_units="g", amplitude_g=None, t_end=0.03, dt=2e-3,
             direction="horizontal")
     in_g = bm.read_record(CSV, units="g", g=G)
     in_si = bm.read_record(CSV, units="m/s2", g=G)
@@ -369,7 +360,7 @@ def check_slide(result) -> None:
     slides (it would rock only past 0.45 g), x_rel'' = -(a - mu g); --tolerance 3e-8 m bounds the
     coarse steps through the changing acceleration."""
     s = _completed(result)
-    _params(s, excitation="ramp", t_end=0.04, dt=2e-3, dt_fine=2e-4, **SLIDE)
+    assert_parameters(s, excitation="ramp", t_end=0.04, dt=2e-3, dt_fine=2e-4, **SLIDE)
     A, mu, tol, dt = 0.3 * G, 0.1, 3e-8, 2e-3
     ramp = bm.Ramp(A, 0.02, 0.01)
     h = result.history()
