@@ -54,12 +54,13 @@ from fem.mesh import Mesh
 from fem.mesh_check import check_mesh
 from fem.mesh_io import read_mesh
 from fem.model import Model
-from fem.recorder import NodeProbe, RunRecorder, add_run_statistics, rows_as_arrays
+from fem.recorder import NodeProbe, RunRecorder, add_run_statistics, record_steps, rows_as_arrays
 from fem.run import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,
                      check_resources, command_line, count_steps, estimate, execute, finite, prepare_output,
                      require_all)
 from fem.interrupt import Interrupted
 from fem.schemes import HHT, Theta
+from fem.stepping import EventSteps, run_with_events
 
 logger = logging.getLogger(__name__)
 
@@ -396,7 +397,9 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
                             "impacts, 0 in the coarse steps. One alpha for uniform-step studies "
                             "(cases/convergence.py)")
         p.add_argument("--auto-steps", action="store_true",
-                       help="detect impacts and refine around them instead of the benchmark's windows")
+                       help="instead of the benchmark's windows, fem.stepping's event-driven steps: --dt-fine "
+                            "from before a predicted impact and for 3 ms after any contact opening or closing, "
+                            "steps growing (x2 a step) to --dt elsewhere")
     p.add_argument("--mesh", type=Path, default=None, help="gmsh .msh with the benchmark's group names")
     p.add_argument("--archive-every", type=int, default=10, help="ParaView output every N steps of a phase")
     p.add_argument("--no-paraview", action="store_true", help="skip the ParaView series (faster)")
@@ -830,8 +833,8 @@ def _predicted_impact(contact, previous: tuple | None, t: float) -> float:
 
 
 def _windows(study: Study) -> list[Window]:
-    """The release windows: the benchmark's schedule, or for --auto-steps a fine start (as the
-    benchmark's) followed by one coarse window in which impacts are found automatically."""
+    """The release windows: the benchmark's schedule, or for --auto-steps its fine start followed by
+    one coarse window (run by fem.stepping, :func:`_run_release`)."""
     cfg = study.config
     if cfg.spec.contact == "theta":  # d: uniform steps, no windows (impacts are first-order events)
         rows = [(0.0, 1e9, "uniform", 0.0, False)]
@@ -846,8 +849,10 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
                  contact_series: ContactRecorder | None = None) -> list[dict]:
     """Run the release windows. Fine windows run as given. Coarse windows advance one step at a
     time and watch the contact: when an open node is predicted to close within 1.5 coarse steps and
-    before the next fine window starts (always, with --auto-steps), fine steps with alpha = -0.2
-    run until 3 ms after the predicted impact. Returns the automatic refinements made."""
+    before the next fine window starts, fine steps with alpha = -0.2 run until 3 ms after the
+    predicted impact. With --auto-steps, after the fine start the steps are fem.stepping's
+    (fine steps with alpha = -0.2 through every contact event). Returns the automatic refinements
+    made."""
     cfg = study.config
     windows = _windows(study)
     refinements: list[dict] = []
@@ -878,6 +883,19 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
             advance(release_phase(study, f"settle {state.t:.5f}", state.t, t1, cfg.dt_fine, alpha, modified))
             extended += POST_IMPACT_CHUNK
 
+    if cfg.auto_steps and cfg.spec.contact != "theta":
+        # the benchmark's fine start, then fem.stepping: fine steps (HHT IMPACT_ALPHA) from before a
+        # predicted impact and for IMPACT_FINE_AFTER after every contact status change, steps
+        # growing to --dt elsewhere
+        start = windows[0]
+        advance(release_phase(study, f"fine {start.t_start:g}-{start.t_end:g}", state.t, start.t_end, cfg.dt_fine,
+                              start.alpha, start.modified))
+        steps = run_with_events(study.model, lambda name, t0, t1, dt, fine: release_phase(
+            study, name, t0, t1, dt, IMPACT_ALPHA if fine else 0.0), state, [study.contact], [study.contact],
+            cfg.t_end, EventSteps(cfg.dt, cfg.dt_fine, fine_after=IMPACT_FINE_AFTER,
+                                  archive_every=cfg.archive_every))
+        return record_steps(rec, steps, rows, skip_first=True,
+                            on_archived=contact_series.record if contact_series is not None else None) or []
     for k, w in enumerate(windows):
         if w.step == "uniform":
             advance(release_phase(study, "release", w.t_start, w.t_end, cfg.dt, 0.0))

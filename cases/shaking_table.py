@@ -17,8 +17,14 @@ local error indicator). Modeling d (Moreau-Jean) takes uniform steps of ``--dt``
 The block counts as **overturned** once ``|theta| >= 2 alpha`` (alpha = atan(b/l)): it is then
 beyond its unstable equilibrium by alpha, and the run stops there.
 
+Stacks (``--blocks N``): N such blocks one on another (meshes.generate.stack_on_table), each joint
+a node-to-segment contact with Coulomb friction ``--mu-joint`` (default ``--mu``) like the table's.
+Block k counts as overturned at ``|theta_k| >= 2 atan(b / ((N - k + 1) l))``, 2 alpha of the block
+and those on it as one body (the column's for the bottom block, its own for the top one).
+
 Beside the FE results, ``summary.json`` has the rigid block rocking under the same table motion
-(contact.rocking_base: exact nonlinear equation, Housner's impact law, sliding not modelled).
+(contact.rocking_base: exact nonlinear equation, Housner's impact law, sliding not modelled); for a
+stack, the column as one rigid block, which it is while its joints stay shut.
 """
 from __future__ import annotations
 
@@ -50,7 +56,7 @@ from fem.mesh import Mesh  # noqa: E402
 from fem.mesh_check import check_mesh  # noqa: E402
 from fem.mesh_io import read_mesh  # noqa: E402
 from fem.model import Model  # noqa: E402
-from fem.recorder import NodeProbe, RunRecorder, add_run_statistics, rows_as_arrays  # noqa: E402
+from fem.recorder import NodeProbe, RunRecorder, add_run_statistics, record_steps, rows_as_arrays  # noqa: E402
 from fem.run import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,  # noqa: E402
                      check_resources, command_line, count_steps, estimate, execute, finite, prepare_output,
                      require_all)
@@ -66,6 +72,7 @@ IMPACT_WINDOW = (1e-3, 5e-3)  # s before and after an impact's first closed step
 EXCITATIONS = ("harmonic", "sine-pulse", "cosine-pulse", "ramp", "record")
 PRELOAD_START = -0.5  # s: the gravity preload runs from here to 0
 PRELOAD_STEPS = 5
+MAX_BLOCKS = 20
 
 
 @dataclass(frozen=True)
@@ -103,7 +110,9 @@ class Config:
     direction: str = "horizontal"
     width: float = 0.36
     height: float = 0.80
+    blocks: int = 1
     mu: float = 0.9
+    mu_joint: float | None = None
     young: float = 6.0e11
     poisson: float = 0.2
     rho: float = 1450.0
@@ -129,7 +138,25 @@ class Config:
 
     @property
     def alpha_rad(self) -> float:
+        """alpha = atan(b/l) of one block [rad]."""
         return math.atan2(self.width, self.height)
+
+    @property
+    def column_alpha(self) -> float:
+        """alpha of the whole column as one rigid block, atan(b / (N l)) [rad]: the uplift threshold
+        of a stack whose joints stay closed is g tan(column_alpha)."""
+        return math.atan2(self.width, self.blocks * self.height)
+
+    def overturn_angle(self, k: int) -> float:
+        """|theta_k| at which block k (1 = bottom) counts as overturned [rad]: 2 alpha of block k and
+        the blocks on it taken as one rigid block, 2 atan(b / ((N - k + 1) l)) (the block's own 2 alpha
+        for the top one, the column's for the bottom one)."""
+        return 2.0 * math.atan2(self.width, (self.blocks - k + 1) * self.height)
+
+    @property
+    def joint_mu(self) -> float:
+        """Coulomb coefficient of the block-block joints (default --mu)."""
+        return self.mu if self.mu_joint is None else self.mu_joint
 
     @property
     def amplitude(self) -> float:
@@ -168,6 +195,9 @@ class Config:
             (self.width > 0, f"--width must be > 0 m, got {self.width:g}"),
             (self.height > 0, f"--height must be > 0 m, got {self.height:g}"),
             (self.mu >= 0, f"--mu must be >= 0, got {self.mu:g}"),
+            (1 <= self.blocks <= MAX_BLOCKS, f"--blocks must be an integer in [1, {MAX_BLOCKS}], got {self.blocks}"),
+            (self.mu_joint is None or self.mu_joint >= 0, f"--mu-joint must be >= 0, got {self.mu_joint}"),
+            (self.mu_joint is None or self.blocks > 1, "--mu-joint needs --blocks 2 or more (it is the block-block friction)"),
             (self.amplitude_g is None or self.amplitude_g != 0, "--amplitude-g must not be 0"),
             (self.amplitude_g is None or self.amplitude_g > 0 or self.excitation != "record",
              f"--amplitude-g must be > 0 for a record (it is the peak it is scaled to), got {self.amplitude_g}"),
@@ -230,7 +260,11 @@ def parse_args(argv=None) -> tuple[Config, object]:
                    help="direction of the table motion (the rigid reference is for horizontal motion only)")
     p.add_argument("--width", type=finite, default=d.width, help="block width 2b [m]")
     p.add_argument("--height", type=finite, default=d.height, help="block height 2l [m]")
+    p.add_argument("--blocks", type=int, default=d.blocks,
+                   help="number of blocks stacked on the table, each --width x --height (default 1)")
     p.add_argument("--mu", type=finite, default=d.mu, help="Coulomb coefficient block-table")
+    p.add_argument("--mu-joint", type=finite, default=None,
+                   help="Coulomb coefficient between stacked blocks (default --mu)")
     p.add_argument("--young", type=finite, default=d.young, help="block Young's modulus [Pa]")
     p.add_argument("--poisson", type=finite, default=d.poisson, help="block Poisson's ratio")
     p.add_argument("--rho", type=finite, default=d.rho, help="block density [kg/m^3]")
@@ -263,7 +297,8 @@ def parse_args(argv=None) -> tuple[Config, object]:
     config = Config(modeling=a.modeling, excitation=a.excitation, amplitude_g=a.amplitude_g,
                     frequency_hz=a.frequency_hz, cycles=a.cycles, smooth_start=a.smooth_start,
                     ramp_time=a.ramp_time, hold_time=a.hold_time, record=a.record, record_units=a.record_units,
-                    direction=a.direction, width=a.width, height=a.height, mu=a.mu, young=a.young,
+                    direction=a.direction, width=a.width, height=a.height, blocks=a.blocks, mu=a.mu,
+                    mu_joint=a.mu_joint, young=a.young,
                     poisson=a.poisson, rho=a.rho, amor_alpha=a.amor_alpha, table_young=a.table_young,
                     table_amor_alpha=a.table_amor_alpha, t_end=a.t_end, dt=a.dt, dt_fine=a.dt_fine,
                     alpha=a.alpha, alpha_fine=a.alpha_fine, theta=a.theta,
@@ -275,14 +310,60 @@ def parse_args(argv=None) -> tuple[Config, object]:
 
 # ----------------------------------------------------------------------------------- model
 @dataclass
+class Joint:
+    """A contact surface of the run: the table under block 1 (``suffix`` "") or joint k between
+    blocks k and k + 1 (``suffix`` "_jk"). corners: node group -> index in the term's slave arrays
+    (the slave line's two end nodes)."""
+
+    name: str
+    suffix: str
+    term: object
+    corners: dict
+
+
+@dataclass(frozen=True)
+class Block:
+    """Block k of the column (1 = bottom): its base corners' and base centre's node groups, its
+    region and the rotation at which it counts as overturned (Config.overturn_angle)."""
+
+    k: int
+    o: str
+    a: str
+    centre: str
+    region: str
+    overturn: float
+
+    @property
+    def theta_column(self) -> str:
+        return "theta" if self.k == 1 else f"theta_{self.k}"
+
+    @property
+    def omega_column(self) -> str:
+        return "omega" if self.k == 1 else f"omega_{self.k}"
+
+
+@dataclass
 class Study:
     config: Config
     history: bm.MotionHistory
     mesh: Mesh
     model: Model
-    contact: object
-    corners: dict  # "O", "A" -> index in the contact state arrays
+    joints: list  # [Joint], the table first
+    blocks: tuple  # (Block, ...), the bottom one first
     warnings: tuple = ()
+
+    @property
+    def contacts(self) -> list:
+        return [j.term for j in self.joints]
+
+
+TABLE_GROUPS = ("BLOCK", "GROUN", "CONHAUT", "CONBAS", "CTGROUND", "O", "A", "O1")
+
+
+def joint_groups(k: int) -> tuple[str, ...]:
+    """Groups joint k of a stack needs (meshes.generate.stack_on_table names)."""
+    return (f"JOINT_{k}_ESCL", f"JOINT_{k}_MAIT", f"BLOCK_{k}", f"BLOCK_{k + 1}", f"O_{k + 1}", f"A_{k + 1}",
+            f"O1_{k + 1}")
 
 
 def _mesh(config: Config):
@@ -291,8 +372,10 @@ def _mesh(config: Config):
             return read_mesh(config.mesh)
         except ValueError as err:
             raise BadInput(f"--mesh {config.mesh}: {err}") from None
-    from meshes.generate import block_on_table, reference_mesh_path
+    from meshes.generate import block_on_table, reference_mesh_path, stack_on_table
 
+    if config.blocks > 1:
+        return read_mesh(stack_on_table(config.out / "mesh.msh", ((config.width, config.height),) * config.blocks))
     if math.isclose(config.width, 0.36) and math.isclose(config.height, 0.80):
         return read_mesh(reference_mesh_path("sdnv105_quad4"))
     path = block_on_table(config.out / "mesh.msh", half_width=config.width / 2, height=config.height,
@@ -300,28 +383,48 @@ def _mesh(config: Config):
     return read_mesh(path)
 
 
+def _corners(mesh: Mesh, term, names: tuple[str, ...]) -> dict:
+    """The slave line's end nodes among the node groups ``names`` -> their slave indices."""
+    slave = term.zone.slave
+    found = {n: np.flatnonzero(slave == mesh.node(n)) for n in names if n in mesh.node_groups}
+    return {n: int(i[0]) for n, i in found.items() if i.size}
+
+
 def build(config: Config, history: bm.MotionHistory) -> Study:
     mesh = _mesh(config)
-    for group in ("BLOCK", "GROUN", "CONHAUT", "CONBAS", "CTGROUND", "O", "A", "O1"):
-        if group not in mesh.cell_groups and group not in mesh.node_groups:
-            raise BadInput(f"--mesh {config.mesh}: no group {group!r} (the SDNV105 names are needed: BLOCK, "
-                           f"GROUN, CONHAUT, CONBAS, CTGROUND, O, A, O1)")
+    needed = TABLE_GROUPS + tuple(g for k in range(1, config.blocks) for g in joint_groups(k))
+    missing = [g for g in needed if g not in mesh.cell_groups and g not in mesh.node_groups]
+    if missing:
+        raise BadInput(f"--mesh {config.mesh}: no group {missing[0]!r} (needed: the SDNV105 names "
+                       f"{', '.join(TABLE_GROUPS)}"
+                       f"{'' if config.blocks == 1 else ' and those of meshes.generate.stack_on_table'})")
     regions = {"BLOCK": config.block_material(), "GROUN": config.table_material()}
     used = Mesh(mesh.points, {k: v for k, v in mesh.cell_groups.items() if k in regions or v.dim == 1},
                 mesh.node_groups)
+    pairs = (("CONHAUT", "CONBAS"),) + tuple((f"JOINT_{k}_ESCL", f"JOINT_{k}_MAIT") for k in range(1, config.blocks))
     try:
-        warnings = check_mesh(used, ("CTGROUND",), (("CONHAUT", "CONBAS"),))
+        warnings = check_mesh(used, ("CTGROUND",), pairs)
     except ValueError as err:
         raise BadInput(f"--mesh {config.mesh}: {err}" if config.mesh is not None else str(err)) from None
     redistributed = config.mass == "redistributed"
-    model = Model(mesh, regions, mass=config.mass, massless=("CONHAUT",) if redistributed else ())
+    model = Model(mesh, regions, mass=config.mass, massless=tuple(p[0] for p in pairs) if redistributed else ())
     method = "augmented" if config.spec.method == "augmented" else "lagrange"
-    contact = MultiplierContact(model, contact_zone(mesh, "CONHAUT", "CONBAS"), friction=config.mu, method=method)
-    if redistributed:
-        contact.closing = contact.release = "located"  # the events converge with dt (README, issue 13)
-    slave = contact.zone.slave
-    corners = {name: int(np.flatnonzero(slave == mesh.node(name))[0]) for name in ("O", "A")}
-    return Study(config, history, mesh, model, contact, corners, tuple(warnings))
+    joints = []
+    for k, (slave, master) in enumerate(pairs):
+        try:
+            zone = contact_zone(mesh, slave, master)
+        except ValueError as err:
+            raise BadInput(f"--mesh {config.mesh}: {err}") from None
+        term = MultiplierContact(model, zone, friction=config.mu if k == 0 else config.joint_mu, method=method)
+        if redistributed:
+            term.closing = term.release = "located"  # the events converge with dt (README, issue 13)
+        names = ("O", "A") if k == 0 else (f"O_{k + 1}", f"A_{k + 1}", f"C_{k}", f"B_{k}")
+        joints.append(Joint("table" if k == 0 else f"joint {k}", "" if k == 0 else f"_j{k}", term,
+                            _corners(mesh, term, names)))
+    blocks = (Block(1, "O", "A", "O1", "BLOCK" if config.blocks == 1 else "BLOCK_1", config.overturn_angle(1)),) + \
+        tuple(Block(k, f"O_{k}", f"A_{k}", f"O1_{k}", f"BLOCK_{k}", config.overturn_angle(k))
+              for k in range(2, config.blocks + 1))
+    return Study(config, history, mesh, model, joints, blocks, tuple(warnings))
 
 
 def supports() -> tuple[ImposedDisplacement, ...]:
@@ -330,15 +433,18 @@ def supports() -> tuple[ImposedDisplacement, ...]:
 
 
 def preload_phase(study: Study) -> Phase:
-    """Gravity ramped quasi-statically from PRELOAD_START to 0, frictionless, DX(O1) held (SDNV105)."""
+    """Gravity ramped quasi-statically from PRELOAD_START to 0, frictionless, DX(O1) held (SDNV105;
+    and the base centre O1_k of every block above)."""
     ramp = PiecewiseLinear((PRELOAD_START, PRELOAD_START / 2), (0.0, 1.0))
+    held = tuple(ImposedDisplacement(b.centre, "x") for b in study.blocks)
     return Phase("gravity preload", PRELOAD_START, 0.0, -PRELOAD_START / PRELOAD_STEPS, Static(),
-                 gravity=Gravity((0.0, -G), ramp), constraints=supports() + (ImposedDisplacement("O1", "x"),),
+                 gravity=Gravity((0.0, -G), ramp), constraints=supports() + held,
                  friction=0.0, newton=NewtonSettings(rela=1e-6, maxi=2e-3, max_iterations=40))
 
 
 def excitation_phase(study: Study, name: str, t0: float, t1: float, dt: float, fine: bool) -> Phase:
-    """One step of the excitation: gravity, the table's d'Alembert load, friction mu."""
+    """One step of the excitation: gravity, the table's d'Alembert load, each contact's own friction
+    (--mu at the table, --mu-joint between blocks)."""
     cfg = study.config
     if cfg.spec.method == "theta":
         scheme = Theta(cfg.theta)
@@ -347,7 +453,7 @@ def excitation_phase(study: Study, name: str, t0: float, t1: float, dt: float, f
     component = "x" if cfg.direction == "horizontal" else "y"
     return Phase(name, t0, t1, dt, scheme, gravity=Gravity((0.0, -G)),
                  inertial=(bm.table_frame_load(study.history, component),), constraints=supports(),
-                 friction=cfg.mu, newton=cfg.spec.newton, archive_every=1)
+                 friction=None, newton=cfg.spec.newton, archive_every=1)
 
 
 def event_steps(config: Config) -> EventSteps:
@@ -357,12 +463,12 @@ def event_steps(config: Config) -> EventSteps:
 
 # ----------------------------------------------------------------------------------- what is recorded
 class BlockKinematics:
-    """Rotation of the block from its base corners: theta = atan2(dy, dx) of A - O, counter-clockwise
-    positive (theta > 0: A lifted, rocking about O), and its rate."""
+    """Rotation of a block from its base corners: theta = atan2(dy, dx) of A - O, counter-clockwise
+    positive (theta > 0: A lifted, rocking about O), and its rate (absolute: relative to the table,
+    not to the block below)."""
 
-    def __init__(self, study: Study) -> None:
-        mesh = study.mesh
-        self.o, self.a = mesh.node("O"), mesh.node("A")
+    def __init__(self, mesh: Mesh, o: str = "O", a: str = "A") -> None:
+        self.o, self.a = mesh.node(o), mesh.node(a)
         self.base = mesh.points[self.a] - mesh.points[self.o]
 
     def __call__(self, u: np.ndarray, v: np.ndarray) -> tuple[float, float]:
@@ -373,34 +479,48 @@ class BlockKinematics:
         return math.atan2(dy, dx), (dx * vy - dy * vx) / (dx * dx + dy * dy)
 
 
-#: friction_demand = |sum R_T| / sum R_N over the base (the block's, what the rigid reference
-#: reports; summary max_friction_ratio outside the impacts, max_friction_ratio_impacts with them: at
-#: an impact the corner may slip for an instant and the ratio reach mu); friction_ratio = the largest
-#: |R_T|/R_N of a loaded closed node (<= mu by Coulomb's law; summary max_node_friction_ratio)
-COLUMNS = ["table_a", "table_v", "table_d", "theta", "omega", "n_closed", "friction_ratio", "friction_demand",
-           *[f"{q}_{c}" for c in ("O", "A") for q in ("gap", "status", "rn", "rt", "slip")]]
+#: per contact surface (suffix "" for the table, "_jk" for joint k): friction_demand = |sum R_T| /
+#: sum R_N over the surface (the block's, what the rigid reference reports; summary
+#: max_friction_ratio outside the impacts, max_friction_ratio_impacts with them: at an impact the
+#: corner may slip for an instant and the ratio reach mu); friction_ratio = the largest |R_T|/R_N of
+#: a loaded closed node (<= mu by Coulomb's law; summary max_node_friction_ratio). Per corner (the
+#: slave line's ends: O, A at the table, O_(k+1), A_(k+1) at joint k): gap, status, rn, rt, slip.
+SURFACE_QUANTITIES = ("n_closed", "friction_ratio", "friction_demand")
+CORNER_QUANTITIES = ("gap", "status", "rn", "rt", "slip")
+
+
+def columns(study: Study) -> list[str]:
+    out = ["table_a", "table_v", "table_d"]
+    for b in study.blocks:
+        out += [b.theta_column, b.omega_column]
+    for j in study.joints:
+        out += [f"{q}{j.suffix}" for q in SURFACE_QUANTITIES]
+        out += [f"{q}_{c}" for c in j.corners for q in CORNER_QUANTITIES]
+    return out
 
 
 def _row_function(study: Study):
-    kin = BlockKinematics(study)
+    kinematics = [(b, BlockKinematics(study.mesh, b.o, b.a)) for b in study.blocks]
     history = study.history
 
     def extra(result: StepResult) -> dict:
         s = result.state
-        st = study.contact.state()
-        theta, omega = kin(s.u, s.v)
-        closed = st.status != 0
-        loaded = closed & (st.rn > 0)
-        ratio = float(np.max(np.abs(st.rt[loaded]) / st.rn[loaded])) if np.any(loaded) else 0.0
-        rn_sum = float(np.sum(st.rn))
-        demand = abs(float(np.sum(st.rt))) / rn_sum if rn_sum > 0 else 0.0
         row = {"table_a": float(history.acceleration(s.t)), "table_v": float(history.velocity(s.t)),
-               "table_d": float(history.displacement(s.t)), "theta": theta, "omega": omega,
-               "n_closed": float(np.count_nonzero(closed)), "friction_ratio": ratio, "friction_demand": demand}
-        for name, k in study.corners.items():
-            row.update({f"gap_{name}": float(st.gap[k]), f"status_{name}": float(st.status[k]),
-                        f"rn_{name}": float(st.rn[k]), f"rt_{name}": float(st.rt[k]),
-                        f"slip_{name}": float(st.slip[k])})
+               "table_d": float(history.displacement(s.t))}
+        for b, kin in kinematics:
+            row[b.theta_column], row[b.omega_column] = kin(s.u, s.v)
+        for j in study.joints:
+            st = j.term.state()
+            closed = st.status != 0
+            loaded = closed & (st.rn > 0)
+            ratio = float(np.max(np.abs(st.rt[loaded]) / st.rn[loaded])) if np.any(loaded) else 0.0
+            rn_sum = float(np.sum(st.rn))
+            row.update({f"n_closed{j.suffix}": float(np.count_nonzero(closed)), f"friction_ratio{j.suffix}": ratio,
+                        f"friction_demand{j.suffix}": abs(float(np.sum(st.rt))) / rn_sum if rn_sum > 0 else 0.0})
+            for name, k in j.corners.items():
+                row.update({f"gap_{name}": float(st.gap[k]), f"status_{name}": float(st.status[k]),
+                            f"rn_{name}": float(st.rn[k]), f"rt_{name}": float(st.rt[k]),
+                            f"slip_{name}": float(st.slip[k])})
         return row
 
     return extra
@@ -414,6 +534,7 @@ class RunOutput:
     failure: str | None = None
     interrupted: Interrupted | None = None
     overturned_at: float | None = None
+    overturned_block: int | None = None
 
     @property
     def status(self) -> str:
@@ -430,17 +551,19 @@ def run(study: Study) -> RunOutput:
     stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
     failure = interrupted = None
     extra = _row_function(study)
-    probes = [NodeProbe("dx_C1", "C1", "u", "x"), NodeProbe("dy_C1", "C1", "u", "y")] \
-        if "C1" in study.mesh.node_groups else []
-    overturn = 2 * cfg.alpha_rad
-    overturned_at = [None]
-    kin = BlockKinematics(study)
+    top = study.blocks[-1].k
+    probe_node = "C1" if top == 1 else f"C1_{top}"
+    probes = [NodeProbe(f"dx_{probe_node}", probe_node, "u", "x"), NodeProbe(f"dy_{probe_node}", probe_node, "u", "y")] \
+        if probe_node in study.mesh.node_groups else []
+    overturned = [None, None]
+    kinematics = [(b, BlockKinematics(study.mesh, b.o, b.a)) for b in study.blocks]
 
     def monitor(result: StepResult) -> bool:
-        theta, _ = kin(result.state.u, result.state.v)
-        if abs(theta) >= overturn:
-            overturned_at[0] = result.state.t
-            return True
+        for b, kin in kinematics:
+            theta, _ = kin(result.state.u, result.state.v)
+            if abs(theta) >= b.overturn:
+                overturned[:] = [result.state.t, b.k]
+                return True
         return False
 
     state = None
@@ -450,7 +573,7 @@ def run(study: Study) -> RunOutput:
             try:
                 for result in integrate(study.model, preload_phase(study), State.at_rest(study.model.n_dofs,
                                                                                          PRELOAD_START),
-                                        [study.contact]):
+                                        study.contacts):
                     pre.record(result)
                     state = result.state
             finally:
@@ -461,24 +584,18 @@ def run(study: Study) -> RunOutput:
         failure, interrupted = f"preload: {stop}", stop
     if failure is None:
         if cfg.spec.method == "theta":
-            study.contact = velocity_contact_from(study.contact)
+            for j in study.joints:
+                j.term = velocity_contact_from(j.term)
         with RunRecorder(study.model, cfg.out, probes, kinetic_group="BLOCK", write_series=cfg.paraview,
-                         extra_columns=COLUMNS, extra=extra) as rec:
-            contact_series = (ContactRecorder(study.mesh, {"base": study.contact}, cfg.out, history=False)
-                              if cfg.paraview else None)
+                         extra_columns=columns(study), extra=extra) as rec:
+            contact_series = (ContactRecorder(study.mesh, {j.name: j.term for j in study.joints}, cfg.out,
+                                              history=False) if cfg.paraview else None)
             try:
                 steps = run_with_events(study.model, lambda *a: excitation_phase(study, *a), state.released(0.0),
-                                        [study.contact], [study.contact], cfg.t_end, event_steps(cfg), monitor,
-                                        bodies=("BLOCK",))
-                while True:
-                    try:
-                        result = next(steps)
-                    except StopIteration as done:
-                        spans = done.value or []
-                        break
-                    rows.append(rec.record(result))
-                    if contact_series is not None and result.archived:
-                        contact_series.record(result.state.t, result.state.u)
+                                        study.contacts, study.contacts, cfg.t_end, event_steps(cfg), monitor,
+                                        bodies=tuple(b.region for b in study.blocks))
+                spans = record_steps(rec, steps, rows, on_archived=contact_series.record
+                                     if contact_series is not None else None) or []
             except ConvergenceError as err:
                 failure = f"excitation: {err}"
             except Interrupted as stop:
@@ -489,15 +606,14 @@ def run(study: Study) -> RunOutput:
                 add_run_statistics(stats, rec)
     stats["wall_s"] = time.perf_counter() - t0
     stats["fine_spans"] = len(spans)
-    return RunOutput(rows, stats, spans, failure, interrupted, overturned_at[0])
-
-
+    return RunOutput(rows, stats, spans, failure, interrupted, *overturned)
 
 # ----------------------------------------------------------------------------------- post-processing
 
 def uplift_onset(R: dict) -> float | None:
-    """First time [s] the block stands on one base corner alone (every other base node open): the
-    rigid block's uplift instant, when |a| first exceeds g tan(alpha). None if never."""
+    """First time [s] the block (a stack: the column) stands on one base corner alone (every other
+    node of the table contact open): the rigid block's uplift instant, when |a| first exceeds
+    g tan(alpha). None if never."""
     single = (R["n_closed"] == 1) & ((R["status_O"] != 0) | (R["status_A"] != 0))
     k = np.flatnonzero(single)
     return float(R["t"][k[0]]) if k.size else None
@@ -510,14 +626,19 @@ def first_time(t: np.ndarray, mask: np.ndarray) -> float | None:
 
 def rigid_reference(cfg: Config, history: bm.MotionHistory) -> dict:
     """The rigid block under the same table motion (contact.rocking_base); a table acceleration xdd
-    along +x (from O to A) is a_g = -xdd in Zhang and Makris' sign."""
+    along +x (from O to A) is a_g = -xdd in Zhang and Makris' sign. A stack is the column as one
+    rigid block (its joints closed), 2b x N 2l: what it is while no joint opens."""
     if cfg.direction != "horizontal":
         return {"applies": False, "reason": "the rigid reference is for a horizontal table motion"}
-    res = rocking_base.rock_under_base_motion(cfg.width / 2, cfg.height / 2, lambda t: -history.acceleration(t),
+    res = rocking_base.rock_under_base_motion(cfg.width / 2, cfg.blocks * cfg.height / 2,
+                                              lambda t: -history.acceleration(t),
                                               cfg.t_end, g=G, rho=cfg.rho, n_samples_per_flight=801,
                                               max_step=min(cfg.dt, 0.01))
     demand = res.max_friction_ratio
-    return {"applies": bool(cfg.mu > demand), "model": "exact nonlinear rocking, Housner impact law, no sliding",
+    model = "exact nonlinear rocking, Housner impact law, no sliding"
+    if cfg.blocks > 1:
+        model += f"; the column of {cfg.blocks} blocks as one rigid block (joints closed)"
+    return {"applies": bool(min(cfg.mu, cfg.joint_mu) > demand), "model": model,
             "uplift_onset": res.uplift_time, "uplift_time": rocking_base.lift_time(res, UPLIFT),
             "max_rotation": res.max_rotation, "overturned": res.overturned, "overturn_time": res.overturn_time,
             "impacts": [{"time": t, "corner": c, "ke_before": kb, "ke_after": ka} for t, c, kb, ka in
@@ -527,35 +648,44 @@ def rigid_reference(cfg: Config, history: bm.MotionHistory) -> dict:
 
 
 def summarize(study: Study, output: RunOutput) -> dict:
+    """summary.json's results. Lists over blocks (bottom first): max_rotation; over contact surfaces
+    (the table first, then joint 1, ...): joint_uplift_time, max_joint_gap. uplift_time is the first
+    lift of any block's base corner, impacts those of every corner (its name tells the surface)."""
     cfg = study.config
     R = rows_as_arrays(output.rows)
-    summary = {"modeling": cfg.modeling, "run": output.stats, "failure": output.failure,
+    summary = {"modeling": cfg.modeling, "blocks": cfg.blocks, "run": output.stats, "failure": output.failure,
                "fine_spans": output.spans, "mass": {"kind": study.model.mass_kind,
                                                      "block_mass": study.model.total_mass("BLOCK")},
-               "uplift_acceleration_g": math.tan(cfg.alpha_rad), "overturn_angle": 2 * cfg.alpha_rad,
+               "uplift_acceleration_g": math.tan(cfg.column_alpha),
+               "overturn_angle": [b.overturn for b in study.blocks],
                "rigid_body": rigid_reference(cfg, study.history)}
     if not R:
         return summary
     t = R["t"]
-    lift = np.maximum(R["gap_O"], R["gap_A"])
-    impacts = lift_impacts(t, R["ke"], {c: R[f"status_{c}"] for c in ("O", "A")},
-                           {c: R[f"gap_{c}"] for c in ("O", "A")}, lift=UPLIFT)
+    corners = [c for j in study.joints for c in j.corners]
+    impacts = sorted(lift_impacts(t, R["ke"], {c: R[f"status_{c}"] for c in corners},
+                                  {c: R[f"gap_{c}"] for c in corners}, lift=UPLIFT), key=lambda i: i["time"])
     # the rigid reference's friction demand leaves the impulsive impact forces out: so does
     # max_friction_ratio (IMPACT_WINDOW around each impact); max_friction_ratio_impacts keeps them
     during_impacts = np.zeros(t.size, dtype=bool)
     for i in impacts:
         during_impacts |= (t >= i["time"] - IMPACT_WINDOW[0]) & (t <= i["time"] + IMPACT_WINDOW[1])
-    slip = max(float(np.max(np.abs(R[f"slip_{c}"] - R[f"slip_{c}"][0]))) for c in ("O", "A"))
+    slip = max(float(np.max(np.abs(R[f"slip_{c}"] - R[f"slip_{c}"][0]))) for c in corners)
+    gaps = [np.max([R[f"gap_{c}"] for c in j.corners], axis=0) for j in study.joints]
+    demand = np.max([R[f"friction_demand{j.suffix}"] for j in study.joints], axis=0)
     summary.update({
-        "uplift_time": first_time(t, lift > UPLIFT),
+        "uplift_time": first_time(t, np.max(gaps, axis=0) > UPLIFT),
         "uplift_onset": uplift_onset(R),
-        "max_rotation": [float(np.max(np.abs(R["theta"])))],
+        "joint_uplift_time": [first_time(t, g > UPLIFT) for g in gaps],
+        "max_joint_gap": [max(float(np.max(g)), 0.0) for g in gaps],
+        "max_rotation": [float(np.max(np.abs(R[b.theta_column]))) for b in study.blocks],
         "overturned": output.overturned_at is not None,
         "overturn_time": output.overturned_at,
+        "overturned_block": output.overturned_block,
         "impacts": impacts,
-        "max_friction_ratio": float(np.max(R["friction_demand"][~during_impacts])),
-        "max_friction_ratio_impacts": float(np.max(R["friction_demand"])),
-        "max_node_friction_ratio": float(np.max(R["friction_ratio"])),
+        "max_friction_ratio": float(np.max(demand[~during_impacts])),
+        "max_friction_ratio_impacts": float(np.max(demand)),
+        "max_node_friction_ratio": float(max(np.max(R[f"friction_ratio{j.suffix}"]) for j in study.joints)),
         "max_slip": slip,
         "slid": bool(slip > SLID),
         "table": table_peaks(study.history, float(t[-1])),
@@ -622,6 +752,8 @@ def checks(summary: dict) -> list[dict]:
     row("overturned", summary["overturned"], rigid["overturned"], 0)
     if rigid["uplift_time"] is not None and not rigid["overturned"] and not summary["overturned"]:
         row("max rotation [rad]", summary["max_rotation"][0], rigid["max_rotation"], 0.10)
+    if len(summary["max_joint_gap"]) > 1:  # the column as one rigid block holds while its joints stay shut
+        row(f"joints closed (gap <= {UPLIFT:g} m)", all(g <= UPLIFT for g in summary["max_joint_gap"][1:]), True, 0)
     return out
 
 
@@ -647,10 +779,19 @@ def write_report(out: Path, cfg: Config, summary: dict) -> None:
         lines += [f"**The run did not finish** ({summary.get('message') or summary.get('failure')}): the files hold "
                   f"every step up to t = {summary.get('t_reached')} s, and the values below are those of the "
                   f"steps computed.", ""]
-    lines += [f"Block {cfg.width:g} x {cfg.height:g} m, alpha = atan(b/l) = {cfg.alpha_rad:.6g} rad: it lifts "
-              f"when the table acceleration exceeds g tan(alpha) = {math.tan(cfg.alpha_rad):.4g} g and counts as "
-              f"overturned at |theta| = 2 alpha = {2 * cfg.alpha_rad:.4g} rad (the run stops there). Friction "
-              f"mu = {cfg.mu:g}.", ""]
+    if cfg.blocks == 1:
+        lines += [f"Block {cfg.width:g} x {cfg.height:g} m, alpha = atan(b/l) = {cfg.alpha_rad:.6g} rad: it lifts "
+                  f"when the table acceleration exceeds g tan(alpha) = {math.tan(cfg.alpha_rad):.4g} g and counts as "
+                  f"overturned at |theta| = 2 alpha = {2 * cfg.alpha_rad:.4g} rad (the run stops there). Friction "
+                  f"mu = {cfg.mu:g}.", ""]
+    else:
+        lines += [f"{cfg.blocks} blocks of {cfg.width:g} x {cfg.height:g} m stacked, a column of "
+                  f"{cfg.width:g} x {cfg.blocks * cfg.height:g} m: as one rigid body it lifts when the table "
+                  f"acceleration exceeds g tan(alpha_column) = {math.tan(cfg.column_alpha):.4g} g (each block alone: "
+                  f"{math.tan(cfg.alpha_rad):.4g} g). Block k counts as overturned at |theta_k| = 2 alpha of block k "
+                  f"and those on it ({', '.join(f'{a:.4g}' for a in summary.get('overturn_angle', []))} rad, bottom "
+                  f"first; the run stops there). Friction mu = {cfg.mu:g} on the table, {cfg.joint_mu:g} between "
+                  f"blocks. Rotations are absolute (relative to the table).", ""]
     if not rigid.get("applies"):
         lines += [f"The rigid reference does not apply to this run: "
                   f"{rigid.get('reason') or 'mu is below the friction the rigid rocking needs'}"
@@ -662,8 +803,13 @@ def write_report(out: Path, cfg: Config, summary: dict) -> None:
                        ("overturned", "overturned"), ("overturn_time", "overturn time [s]"),
                        ("max_friction_ratio", "max |R_T|/R_N")):
         lines.append(f"| {label} | {_fmt(summary.get(key))} | {_fmt(rigid.get(key))} |")
-    mr = summary.get("max_rotation")
-    lines.append(f"| max rotation [rad] | {_fmt(mr[0] if mr else None)} | {_fmt(rigid.get('max_rotation'))} |")
+    mr = summary.get("max_rotation") or []
+    for k, value in enumerate(mr, start=1):
+        label = "max rotation [rad]" if len(mr) == 1 else f"max rotation of block {k} [rad]"
+        lines.append(f"| {label} | {_fmt(value)} | {_fmt(rigid.get('max_rotation'))} |")
+    for k, (when, gap) in enumerate(zip(summary.get("joint_uplift_time", [])[1:], summary.get("max_joint_gap", [])[1:]),
+                                    start=1):
+        lines.append(f"| joint {k}: uplift time [s], largest corner gap [m] | {_fmt(when)}, {_fmt(gap)} | (closed) |")
     lines.append(f"| slid (a corner slipped > {SLID:g} m) | {_fmt(summary.get('slid'))} | (not modelled) |")
     lines += ["", "## Checks", "", "| check | this code | reference | tolerance | within |", "|---|---|---|---|---|"]
     for c in summary.get("checks", []):
@@ -694,10 +840,13 @@ def plot(out: Path, R: dict, summary: dict) -> None:
     import matplotlib.pyplot as plt
 
     fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(8, 6))
-    ax1.plot(R["t"], R["theta"], label="FE")
+    thetas = sorted((k for k in R if k == "theta" or k.startswith("theta_")), key=lambda k: (len(k), k))
+    for k, name in enumerate(thetas, start=1):
+        ax1.plot(R["t"], R[name], label="FE" if len(thetas) == 1 else f"FE, block {k}")
     rigid = summary["rigid_body"]
     if rigid.get("curve_t"):
-        ax1.plot(rigid["curve_t"], rigid["curve_theta"], "--", label="rigid block")
+        ax1.plot(rigid["curve_t"], rigid["curve_theta"], "--",
+                 label="rigid block" if len(thetas) == 1 else "rigid column")
     ax1.set_ylabel("rotation theta [rad]")
     ax1.legend()
     ax2.plot(R["t"], R["table_a"] / G)
@@ -710,7 +859,7 @@ def plot(out: Path, R: dict, summary: dict) -> None:
 
 def resource_estimate(cfg: Config) -> Estimate:
     steps = PRELOAD_STEPS + count_steps([(0.0, cfg.t_end, cfg.dt)])
-    nodes, cells = 25, 12
+    nodes, cells = 25 + 15 * (cfg.blocks - 1), 12 + 8 * (cfg.blocks - 1)
     if cfg.mesh is not None:
         try:
             size = cfg.mesh.stat().st_size
@@ -769,7 +918,9 @@ def _print(summary: dict) -> None:
     print(f"{'':24s} {'this code':>12s} {'rigid block':>12s}")
     for key in ("uplift_onset", "uplift_time", "overturned", "overturn_time", "max_friction_ratio"):
         print(f"{key:24s} {_fmt(summary.get(key)):>12s} {_fmt(rigid.get(key)):>12s}")
-    print(f"{'max_rotation':24s} {_fmt(mr[0] if mr else None):>12s} {_fmt(rigid.get('max_rotation')):>12s}")
+    for k, value in enumerate(mr or [None], start=1):
+        label = "max_rotation" if len(mr or [None]) == 1 else f"max_rotation block {k}"
+        print(f"{label:24s} {_fmt(value):>12s} {_fmt(rigid.get('max_rotation')):>12s}")
     print(f"{'slid':24s} {_fmt(summary.get('slid')):>12s}")
     for imp in summary.get("impacts", []):
         print(f"impact at {imp['time']:.5f} s on {imp['corner']}: KE {imp['ke_before']:.4g} -> {imp['ke_after']:.4g} J")

@@ -99,10 +99,11 @@ class ContactGeometry:
 
 
 def _edge_owners(mesh: Mesh, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """How many surface cells have each edge (n_e, 2) of corner nodes, and the centroid (n_e, 2)
-    of one of them (NaN where none)."""
+    """How many distinct surface cells have each edge (n_e, 2) of corner nodes, and the centroid
+    (n_e, 2) of one of them (NaN where none). A cell listed in several groups (e.g. a stack's
+    BLOCK and BLOCK_1) counts once."""
     n = mesh.n_nodes
-    keys, centroids = [], []
+    keys, cells, centroids = [], [], []
     for block in mesh.cell_groups.values():
         if block.dim != 2:
             continue
@@ -111,9 +112,16 @@ def _edge_owners(mesh: Mesh, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]
         pairs = np.stack([corners, np.roll(corners, -1, axis=1)], axis=-1).reshape(-1, 2)
         pairs = np.sort(pairs, axis=1)
         keys.append(pairs[:, 0] * n + pairs[:, 1])
+        cell = np.full((corners.shape[0], 4), -1, dtype=np.int64)  # the cell's sorted corners: its identity
+        cell[:, :n_corner] = np.sort(corners, axis=1)
+        cells.append(np.repeat(cell, n_corner, axis=0))
         centroids.append(np.repeat(mesh.points[block.connectivity].mean(axis=1), n_corner, axis=0))
     all_keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
     all_centroids = np.concatenate(centroids) if centroids else np.zeros((0, 2))
+    if keys:  # one entry per (edge, distinct cell)
+        _, first = np.unique(np.column_stack([all_keys, np.concatenate(cells)]), axis=0, return_index=True)
+        first = np.sort(first)
+        all_keys, all_centroids = all_keys[first], all_centroids[first]
     order = np.argsort(all_keys, kind="stable")
     sorted_keys = all_keys[order]
     wanted = np.sort(edges, axis=1)

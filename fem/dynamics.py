@@ -707,9 +707,11 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
     if not static and ctx.friction_guard:
         created = -sum(term.trial_work(trial, u).friction for term, trial in zip(ctx.multipliers, trials)
                        if hasattr(term, "trial_work") and getattr(term, "release", None) == "located")
-        # round-off floor: the work the step's largest force would do over its largest increment
-        # (a block at rest on a moving table has no kinetic energy to compare with)
-        floor = ROUND_OFF_WORK * float(np.max(np.abs(f_ext), initial=0.0) * np.max(np.abs(du_step), initial=0.0))
+        # round-off floor: the work the step's largest force would do over its largest increment or
+        # displacement (a block at rest on a moving table has no kinetic energy to compare with, and
+        # the slips, differences of displacements, carry round-off relative to the displacements)
+        reach = max(np.max(np.abs(du_step), initial=0.0), np.max(np.abs(u), initial=0.0))
+        floor = ROUND_OFF_WORK * float(np.max(np.abs(f_ext), initial=0.0) * reach)
         if created > max(FRICTION_CREATION * ctx.energy_scale, floor):
             raise _FrictionCreation(created, 0, it, f"friction would give back {created:.3e} J")
     reactions = np.zeros(model.n_dofs)
@@ -1000,7 +1002,8 @@ def _step_to_landing(ctx: _PhaseContext, state: State, t1: float, landed, spent:
 #: impact force that slides the other way as its normal reaction vanishes (SDNV105 A, dt = 5e-5 s:
 #: 0.11 J in one step after the fourth impact). Shorter steps follow the reversal.
 FRICTION_CREATION = 1e-6
-#: below this fraction of (largest force x largest increment) of a step, friction work is round-off
+#: below this fraction of (largest force x largest increment or displacement) of a step, friction
+#: work is round-off
 ROUND_OFF_WORK = 1e-9
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -144,6 +144,26 @@ def add_run_statistics(stats: dict, recorder: RunRecorder) -> None:
     s = recorder.run_statistics()
     for key in ("steps", "newton_iterations", "subdivisions"):
         stats[key] += s[key]
+
+
+def record_steps(recorder: RunRecorder, steps: Iterator[StepResult], rows: list[dict], skip_first: bool = False,
+                 on_archived: Callable[[float, np.ndarray], None] | None = None):
+    """Record every result of ``steps`` (an :func:`fem.dynamics.integrate` or
+    :func:`fem.stepping.run_with_events` generator) into ``recorder`` and ``rows``, the first one
+    not when ``skip_first`` (the state the run starts from, already recorded); ``on_archived(t, u)``
+    after each archived step (e.g. the contact's ParaView series). Returns the generator's return
+    value (run_with_events: its fine spans)."""
+    first = True
+    while True:
+        try:
+            result = next(steps)
+        except StopIteration as done:
+            return done.value
+        if not (first and skip_first):
+            rows.append(recorder.record(result))
+            if on_archived is not None and result.archived:
+                on_archived(result.state.t, result.state.u)
+        first = False
 
 
 def rows_as_arrays(rows: list[dict]) -> dict[str, np.ndarray]:

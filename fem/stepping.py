@@ -161,7 +161,8 @@ def run_with_events(model: Model, make_phase: Callable[[str, float, float, float
 
     Yields the initial state once (0 iterations), then one :class:`StepResult` per step, its
     ``archived`` flag every ``archive_every`` steps and at the end. Returns the list of fine spans
-    as the generator's value (``{"from", "to", "reason"}``).
+    as the generator's value (``{"from", "to", "reason"}``, and ``"predicted_impact"`` [s] for a
+    span started by a predicted closing).
     """
     yielded_initial = False
     fine_until = -math.inf
@@ -182,7 +183,8 @@ def run_with_events(model: Model, make_phase: Callable[[str, float, float, float
             reason = "contact status changed"
         elif gap_prev is not None and gap.shape == gap_prev.shape:
             coarse = min(steps.dt, dt_last * steps.growth, dt_error)
-            if time_to_closing(gap_prev, gap, closed, t - t_prev) < steps.lookahead * coarse:
+            closing_in = time_to_closing(gap_prev, gap, closed, t - t_prev)
+            if closing_in < steps.lookahead * coarse:
                 reason = "impact predicted"
         if reason is not None:
             end = t + steps.fine_after
@@ -190,6 +192,8 @@ def run_with_events(model: Model, make_phase: Callable[[str, float, float, float
                 spans[-1]["to"] = max(spans[-1]["to"], end)
             else:
                 spans.append({"from": t, "to": end, "reason": reason})
+                if reason == "impact predicted":
+                    spans[-1]["predicted_impact"] = t + closing_in
             fine_until = max(fine_until, end)
         fine = t < fine_until - eps
         h = steps.dt_fine if fine else max(steps.dt_fine, min(steps.dt, dt_last * steps.growth, dt_error))

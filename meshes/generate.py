@@ -31,6 +31,26 @@ Overlapping physical groups (CONHAUT in CTBLO, CONBAS/CTGROUND in CTTAB) are wri
 physical tags on the same geometric entity in msh 4.1; :func:`fem.mesh_io.read_mesh` reads them
 through meshio's ``cell_sets`` (see its module docstring).
 
+Stacks (:func:`stack_on_table`): N blocks, one on another, centred on the bottom block's centre
+line ``x = b_1``, block 1 on the table; same or different sizes. Block 1 keeps every SDNV105 name
+above (so a stack reads as the benchmark block with more on top; ``BLOCK`` holds all the blocks'
+cells) and each block k = 1..N also has its own names:
+
+=========== ===== ==========================================================================
+name        dim   content
+=========== ===== ==========================================================================
+BLOCK_k     2     cells of block k
+CTBLO_k     1     outline of block k
+BASE_k      1     base line of block k
+TOP_k       1     top line of block k
+O_k, A_k    0     base corners of block k (left, right); O1_k the base centre
+C_k, B_k    0     top corners (above O_k, A_k); C1_k the top centre
+JOINT_k_ESCL, 1   joint k = 1..N-1, between blocks k and k + 1: its slave (Code_Aster
+JOINT_k_MAIT      GROUP_MA_ESCL) and master (GROUP_MA_MAIT) lines. The slave is the narrower
+                  of BASE_(k+1) and TOP_k (BASE_(k+1) when they are equal), so that its nodes
+                  project inside the master line.
+=========== ===== ==========================================================================
+
 Run ``python -m meshes.generate`` to regenerate the checked-in meshes of this folder.
 """
 from __future__ import annotations
@@ -40,7 +60,7 @@ import math
 import numbers
 import os
 import pathlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator, Sequence
 
 import gmsh
@@ -328,9 +348,10 @@ def add_physical(dim: int, tags, name: str) -> None:
     gmsh.model.addPhysicalGroup(dim, [int(t) for t in np.ravel(tags)], name=name)
 
 
-def add_block_groups(block: PatchTags, layout: str, centre_column: int) -> None:
-    """Physical groups BLOCK, CONHAUT, CTBLO, C1O1 and the block node groups."""
-    add_physical(2, block.surfaces, "BLOCK")
+def add_block_groups(block: PatchTags, layout: str, centre_column: int, cells=None) -> None:
+    """Physical groups BLOCK (over ``cells``, default the block's surfaces), CONHAUT, CTBLO, C1O1 and
+    the block node groups."""
+    add_physical(2, block.surfaces if cells is None else cells, "BLOCK")
     add_physical(1, block.horizontal[:, 0], "CONHAUT")
     add_physical(1, block.outline(), "CTBLO")
     add_physical(1, block.vertical[centre_column, :], "C1O1")
@@ -395,6 +416,48 @@ def mesh_and_write(path: pathlib.Path, element: str, grids: Sequence[PatchGrid])
     gmsh.write(os.fspath(path))
 
 
+def msh_path(path) -> pathlib.Path:
+    """``path`` as a Path; ValueError unless it ends in ``.msh``."""
+    path = pathlib.Path(path)
+    if path.suffix != ".msh":
+        raise ValueError(f"path must end in '.msh' (gmsh picks the format from it), got {str(path)!r}")
+    return path
+
+
+def check_mesh_options(element, layout, nx, ny) -> tuple[str, str, int, int]:
+    """element, layout, nx, ny checked (ValueError naming the bad one); nx even for 'refined' (the
+    block centre line x = b, with O1, C1 and C1O1, is a mesh line)."""
+    element = check_choice("element", element, ELEMENTS)
+    layout = check_choice("layout", layout, LAYOUTS)
+    nx = check_count("nx", nx)
+    ny = check_count("ny", ny)
+    if layout == "refined" and nx % 2:
+        raise ValueError(
+            f"nx must be even in the 'refined' layout so that the block centre line x = b "
+            f"(nodes O1, C1, line C1O1) is a mesh line, got nx = {nx}"
+        )
+    return element, layout, nx, ny
+
+
+def table_grid_for(layout: str, b: float, depth: float, left: float, right: float, nx: int) -> PatchGrid:
+    """The table under a block of half width b: the benchmark's (``"reference"``, which needs the
+    default extent (-b, 3b)) or conforming with an nx-element block base (``"refined"``)."""
+    if layout == "reference":
+        if not (is_close(left, -b, b) and is_close(right, 3.0 * b, b)):
+            raise ValueError(
+                f"layout='reference' requires the default table extent table_left = -half_width = {-b!r}, "
+                f"table_right = 3 * half_width = {3.0 * b!r}; got ({left!r}, {right!r}); "
+                "use layout='refined' for another table"
+            )
+        return reference_table_grid(b, depth)
+    return refined_table_grid(b, depth, left, right, nx)
+
+
+def block_grid_for(layout: str, b: float, height: float, nx: int, ny: int) -> PatchGrid:
+    """A block of half width b and the given height with its base at the origin, in ``layout``."""
+    return reference_block_grid(b, height) if layout == "reference" else refined_block_grid(b, height, nx, ny)
+
+
 # ---------------------------------------------------------------------------------------------
 # public API
 # ---------------------------------------------------------------------------------------------
@@ -451,37 +514,16 @@ def block_on_table(
     ValueError
         An invalid argument (the message names it).
     """
-    path = pathlib.Path(path)
-    if path.suffix != ".msh":
-        raise ValueError(f"path must end in '.msh' (gmsh picks the format from it), got {str(path)!r}")
+    path = msh_path(path)
     b = check_positive("half_width", half_width)
     height = check_positive("height", height)
     depth = check_positive("table_depth", table_depth)
-    element = check_choice("element", element, ELEMENTS)
-    layout = check_choice("layout", layout, LAYOUTS)
-    nx = check_count("nx", nx)
-    ny = check_count("ny", ny)
+    element, layout, nx, ny = check_mesh_options(element, layout, nx, ny)
     if not isinstance(with_table, bool):
         raise ValueError(f"with_table must be True or False, got {with_table!r}")
     left, right = table_extent(b, table_left, table_right)
-
-    if layout == "reference":
-        if not (is_close(left, -b, b) and is_close(right, 3.0 * b, b)):
-            raise ValueError(
-                f"layout='reference' requires the default table extent table_left = -half_width = {-b!r}, "
-                f"table_right = 3 * half_width = {3.0 * b!r}; got ({left!r}, {right!r}); "
-                "use layout='refined' for another table"
-            )
-        block_grid = reference_block_grid(b, height)
-        table_grid = reference_table_grid(b, depth)
-    else:
-        if nx % 2:
-            raise ValueError(
-                f"nx must be even in the 'refined' layout so that the block centre line x = b "
-                f"(nodes O1, C1, line C1O1) is a mesh line, got nx = {nx}"
-            )
-        block_grid = refined_block_grid(b, height, nx, ny)
-        table_grid = refined_table_grid(b, depth, left, right, nx)
+    table_grid = table_grid_for(layout, b, depth, left, right, nx)
+    block_grid = block_grid_for(layout, b, height, nx, ny)
 
     path.parent.mkdir(parents=True, exist_ok=True)
     recombine = element in ("quad4", "quad8")
@@ -493,6 +535,111 @@ def block_on_table(
         if table is not None:
             add_table_groups(table)
         mesh_and_write(path, element, [block_grid, table_grid] if with_table else [block_grid])
+    return path
+
+
+def shifted(grid: PatchGrid, dx: float, dy: float) -> PatchGrid:
+    """``grid`` translated by (dx, dy) [m]."""
+    return replace(grid, xs=tuple(x + dx for x in grid.xs), ys=tuple(y + dy for y in grid.ys))
+
+
+def check_sizes(sizes) -> tuple[tuple[float, float], ...]:
+    """``sizes`` as ((width, height), ...) [m]; ValueError unless a non-empty sequence of positive pairs."""
+    try:
+        pairs = [tuple(pair) for pair in sizes]
+    except TypeError:
+        raise ValueError(f"sizes must be a sequence of (width, height) pairs, got {sizes!r}") from None
+    if not pairs:
+        raise ValueError("sizes must hold at least one (width, height) pair")
+    out = []
+    for k, pair in enumerate(pairs, start=1):
+        if len(pair) != 2:
+            raise ValueError(f"sizes[{k - 1}] must be a (width, height) pair, got {pair!r}")
+        out.append((check_positive(f"width of block {k}", pair[0]), check_positive(f"height of block {k}", pair[1])))
+    return tuple(out)
+
+
+def joint_sides(sizes: Sequence[tuple[float, float]], k: int) -> tuple[str, str]:
+    """(slave, master) line groups of joint k (between blocks k and k + 1, 1-based): the narrower
+    surface is the slave, the upper block's base when the widths are equal."""
+    if sizes[k][0] <= sizes[k - 1][0] * (1 + _RELATIVE_TOLERANCE):
+        return f"BASE_{k + 1}", f"TOP_{k}"
+    return f"TOP_{k}", f"BASE_{k + 1}"
+
+
+def add_stack_block_groups(k: int, block: PatchTags, layout: str) -> None:
+    """Physical groups of block k of a stack: BLOCK_k, CTBLO_k, BASE_k, TOP_k and its node groups."""
+    add_physical(2, block.surfaces, f"BLOCK_{k}")
+    add_physical(1, block.outline(), f"CTBLO_{k}")
+    add_physical(1, block.horizontal[:, 0], f"BASE_{k}")
+    add_physical(1, block.horizontal[:, -1], f"TOP_{k}")
+    for name, (i, j) in block_node_names(layout).items():
+        if name in ("O", "O1", "A", "C", "C1", "B"):
+            add_physical(0, [block.points[i, j]], f"{name}_{k}")
+
+
+def stack_on_table(
+    path,
+    sizes=((0.36, 0.80), (0.36, 0.80)),
+    *,
+    table_left: float | None = None,
+    table_right: float | None = None,
+    table_depth: float = 0.08,
+    element: str = "quad4",
+    layout: str = "reference",
+    nx: int = 4,
+    ny: int = 2,
+) -> pathlib.Path:
+    """Write N blocks stacked on the table to a gmsh ``.msh`` file (format 4.1, ASCII).
+
+    Block k (1 = bottom) of width w_k and height h_k spans ``b_1 - w_k/2 <= x <= b_1 + w_k/2``
+    (centred on the bottom block's centre line, b_1 = w_1/2) and ``y_k <= y <= y_k + h_k`` with
+    ``y_1 = 0``, ``y_(k+1) = y_k + h_k``: each block rests on the one below with coincident but
+    distinct nodes, like block 1 on the table. Groups: the module docstring.
+
+    Parameters
+    ----------
+    path : output ``.msh`` file.
+    sizes : ((w_1, h_1), ..., (w_N, h_N)) [m], bottom first.
+    table_left, table_right, table_depth : the table, as :func:`block_on_table` for block 1.
+    element, layout : as :func:`block_on_table`; ``"reference"`` meshes every block as the
+        benchmark's (4 columns, 2 rows), ``"refined"`` every block ``nx x ny``.
+    nx, ny : elements across and up each block (``"refined"`` only; nx even).
+
+    Raises
+    ------
+    ValueError : an invalid argument (the message names it).
+    """
+    path = msh_path(path)
+    sizes = check_sizes(sizes)
+    depth = check_positive("table_depth", table_depth)
+    element, layout, nx, ny = check_mesh_options(element, layout, nx, ny)
+    b1 = sizes[0][0] / 2.0
+    left, right = table_extent(b1, table_left, table_right)
+    table_grid = table_grid_for(layout, b1, depth, left, right, nx)
+    grids, y = [], 0.0
+    for width, height in sizes:
+        grids.append(shifted(block_grid_for(layout, width / 2.0, height, nx, ny), b1 - width / 2.0, y))
+        y += height
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    recombine = element in ("quad4", "quad8")
+    with gmsh_session("stack_on_table"):
+        blocks = [add_patch_grid(grid, recombine=recombine) for grid in grids]
+        table = add_patch_grid(table_grid, recombine=recombine)
+        gmsh.model.geo.synchronize()
+        add_block_groups(blocks[0], layout, centre_column=grids[0].xs.index(b1),
+                         cells=np.concatenate([blk.surfaces.ravel() for blk in blocks]))
+        for k, blk in enumerate(blocks, start=1):
+            add_stack_block_groups(k, blk, layout)
+        for k in range(1, len(blocks)):
+            slave, master = joint_sides(sizes, k)
+            for side, name in ((slave, "ESCL"), (master, "MAIT")):
+                blk = blocks[int(side.split("_")[1]) - 1]
+                lines = blk.horizontal[:, 0] if side.startswith("BASE") else blk.horizontal[:, -1]
+                add_physical(1, lines, f"JOINT_{k}_{name}")
+        add_table_groups(table)
+        mesh_and_write(path, element, [*grids, table_grid])
     return path
 
 

@@ -115,6 +115,41 @@ def test_uplift_time_under_a_harmonic_table_acceleration(tmp_path, amplitude_g, 
     assert abs(s["uplift_time"] - rigid_lift) <= dt + 0.01 * rigid_lift
 
 
+# ----------------------------------------------------------------------------------- stacks
+@pytest.mark.parametrize("factor", [0.97, 1.03])
+def test_two_stacked_sdnv105_blocks_uplift_as_one_column(tmp_path, factor):
+    """Two 0.36 x 0.80 m blocks, one on the other (--blocks 2): a 0.36 x 1.60 m column. Held at
+    factor * g b / (2 l_block) = factor * 0.225 g (ramp 0.1 s, hold 0.2 s), mu = 0.9 at both contacts.
+
+    Each block alone would need 0.45 g to lift on its own base, the column as one body 0.225 g. At
+    1.03 the column lifts on its base (onset within 1 % of the rigid column's, contact.rocking_base,
+    which the test of the single block bounds to the time-step error), both blocks turn together
+    (their rotations within 1e-3 of each other: the stack's elastic shear is ~1e-7 rad) and the
+    joint stays shut (its corners' gaps below the 1e-6 m uplift criterion, where the column's
+    corner rises by 0.36 x 1.3e-3 = 0.47 mm). At 0.97 nothing lifts anywhere."""
+    tan = 0.36 / 1.60
+    s, h = run(tmp_path, "column", "--blocks", "2", "--excitation", "ramp", "--amplitude-g", f"{factor * tan:.12g}",
+               "--ramp-time", "0.1", "--hold-time", "0.2", "--t-end", "0.3")
+    assert s["blocks"] == 2
+    assert s["uplift_acceleration_g"] == pytest.approx(tan, rel=1e-12)
+    assert not s["slid"] and not s["overturned"]
+    assert len(s["max_rotation"]) == 2 and len(s["max_joint_gap"]) == 2
+    assert s["max_joint_gap"][1] < 1e-6 and s["joint_uplift_time"][1] is None
+    if factor > 1:
+        rigid = s["rigid_body"]
+        assert rigid["applies"] and rigid["uplift_onset"] is not None
+        assert s["uplift_onset"] == pytest.approx(rigid["uplift_onset"], rel=0.01)
+        assert s["joint_uplift_time"][0] == s["uplift_time"] is not None
+        assert s["max_rotation"][0] == pytest.approx(rigid["max_rotation"], rel=0.01)
+        assert s["max_rotation"][1] == pytest.approx(s["max_rotation"][0], rel=1e-3)
+        assert s["max_joint_gap"][0] > 100 * 1e-6
+        np.testing.assert_allclose(h["theta_2"], h["theta"], rtol=0, atol=1e-3 * s["max_rotation"][0])
+    else:
+        assert s["uplift_time"] is None and s["uplift_onset"] is None and s["rigid_body"]["uplift_time"] is None
+        assert max(s["max_rotation"]) < 1e-6 / 0.36
+        assert s["impacts"] == []
+
+
 # ----------------------------------------------------------------------------------- records
 def test_a_recorded_accelerogram_runs_end_to_end(tmp_path):
     """The PEER .AT2 file of tests/data (0.24 s, in g) scaled to a 0.3 g peak: below the uplift

@@ -71,6 +71,10 @@ CONTRACT_IMPOSSIBLE = [
     (["--modeling", "d", "--dt-fine", "1e-4"], ("--dt-fine",)),
     (["--excitation", "foo"], ("--excitation", "invalid choice")),
     (["--direction", "diagonal"], ("--direction", "invalid choice")),
+    (["--blocks", "0"], ("--blocks", "[1, 20]")),
+    (["--blocks", "1.5"], ("argument --blocks", "invalid int")),
+    (["--mu-joint", "0.3"], ("--mu-joint", "--blocks 2")),
+    (["--blocks", "2", "--mu-joint", "-1"], ("--mu-joint", ">= 0")),
 ]
 
 
@@ -176,7 +180,7 @@ def check_harmonic_block(result) -> None:
     # overturned at 2 alpha
     assert s["mass"]["block_mass"] == pytest.approx(2000.0 * 0.3 * 0.9, rel=1e-12)
     assert s["uplift_acceleration_g"] == pytest.approx(0.3 / 0.9, rel=1e-12)
-    assert s["overturn_angle"] == pytest.approx(2 * math.atan(0.3 / 0.9), rel=1e-12)
+    assert s["overturn_angle"] == [pytest.approx(2 * math.atan(0.3 / 0.9), rel=1e-12)]
     # --rho, --young, --height: at the end of the preload (static, frictionless base) DY(C1) is the 1-D
     # column's. The reference layout departs from it by its Poisson / base effect (0.31 % measured,
     # 0.44 % for the default block): 2 % is 6 times that, and 10 times smaller than the change a flag
@@ -410,6 +414,44 @@ def check_slide(result) -> None:
     _no_numerical_dissipation(s)
 
 
+def check_stack_joint_slide(result) -> None:
+    """Two SDNV105 blocks (--blocks 2) under the slide's ramp (0.3 g, rise 20 ms, held 10 ms), mu 0.9
+    on the table and --mu-joint 0.1 between the blocks: the top block slides on the bottom one,
+    x_rel'' = -(a - mu_joint g) once a > mu_joint g, while the bottom block sticks to the table (its
+    base carries (M_1 a + mu_joint W_2) / (W_1 + W_2) = 0.2 g of friction demand < 0.9) and neither
+    tips (the bottom one would need 0.7 g with the joint's friction on its top, the top one
+    mu_joint l = 0.04 m < b = 0.18 m of eccentricity)."""
+    s = _completed(result)
+    assert_parameters(s, excitation="ramp", t_end=0.04, blocks=2, mu=0.9, mu_joint=0.1, amplitude_g=0.3,
+                      ramp_time=0.02, hold_time=0.01)
+    A, mu_j = 0.3 * G, 0.1
+    ramp = bm.Ramp(A, 0.02, 0.01)
+    h = result.history()
+    t = h["t"]
+    # --blocks 2: a rotation per block, a joint between them with its own columns
+    assert s["blocks"] == 2 and len(s["max_rotation"]) == 2 and len(s["max_joint_gap"]) == 2
+    assert {"theta_2", "friction_demand_j1", "slip_O_2", "dx_C1_2"} <= set(h)
+    assert s["uplift_time"] is None and max(s["max_rotation"]) < 1e-5
+    # --mu-joint 0.1: the joint at its Coulomb cap through the hold; the table far below its own 0.9
+    hold = (t >= 0.02) & (t <= 0.03)
+    assert hold.sum() >= 4
+    np.testing.assert_allclose(h["friction_demand_j1"][hold], mu_j, rtol=1e-6)
+    assert np.max(h["friction_demand"]) == pytest.approx((0.3 + mu_j) / 2, rel=1e-3)
+    assert s["max_friction_ratio"] == pytest.approx((0.3 + mu_j) / 2, rel=1e-3)  # the larger surface's demand
+    # the rigid column would rock at 0.3 g > 0.225 g, but needs more friction than the joint's 0.1
+    assert s["rigid_body"]["applies"] is False and s["rigid_body"]["uplift_time"] is not None
+    # the top block's slip on the bottom one: the rigid slider's closed form at t_end within 1 % (the
+    # step in which the slide starts); the bottom block does not slip on the table
+    t_s = brentq(lambda x_: ramp.acceleration(x_) - mu_j * G, 1e-9, 0.02)
+    closed = -(ramp.displacement(0.04) - ramp.displacement(t_s) - ramp.velocity(t_s) * (0.04 - t_s)) \
+        + 0.5 * mu_j * G * (0.04 - t_s) ** 2
+    slip_top = h["slip_O_2"] - h["slip_O_2"][0]
+    assert abs(slip_top[-1]) == pytest.approx(abs(closed), rel=1e-2)
+    assert h["dx_C1_2"][-1] - h["dx_C1_2"][0] == pytest.approx(closed, rel=1e-2)
+    assert np.max(np.abs(h["slip_O"] - h["slip_O"][0])) < 1e-3 * abs(closed)
+    assert s["slid"] is True
+
+
 #: (name, argv, check): together they use every flag of shaking_table.py --help but --out (the
 #: runner adds it); the run without --quiet is test_contract.py's PROGRESS_RUNS row
 CONTRACT_FLAG_RUNS = [
@@ -433,5 +475,8 @@ CONTRACT_FLAG_RUNS = [
     ("slide", ("--excitation", "ramp", "--amplitude-g", "0.3", "--ramp-time", "0.02", "--hold-time", "0.01", "--mu",
                "0.1", "--tolerance", "3e-8", "--t-end", "0.04", "--dt", "2e-3", "--no-paraview", "--quiet"),
      check_slide),
+    ("stack-joint-slide", ("--blocks", "2", "--mu-joint", "0.1", "--excitation", "ramp", "--amplitude-g", "0.3",
+                           "--ramp-time", "0.02", "--hold-time", "0.01", "--t-end", "0.04", "--dt", "2e-3",
+                           "--no-paraview", "--quiet"), check_stack_joint_slide),
 ]
 
