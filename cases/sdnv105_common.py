@@ -60,7 +60,7 @@ from fem.run import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_f
                      require_all)
 from fem.interrupt import Interrupted
 from fem.schemes import HHT, Theta
-from fem.stepping import EventSteps, run_with_events
+from fem.stepping import EventSteps, run_with_events, time_to_closing
 
 logger = logging.getLogger(__name__)
 
@@ -819,17 +819,13 @@ POST_IMPACT_MAX = 10e-3
 
 def _predicted_impact(contact, previous: tuple | None, t: float) -> float:
     """Time until the first open contact node closes, from the gap and its rate over the last
-    step (inf when no node is closing)."""
-    st = contact.state()
-    gap = np.where(np.isfinite(st.gap), st.gap, np.inf)
+    step (inf when no node is closing; fem.stepping.time_to_closing)."""
     if previous is None:
         return np.inf
+    st = contact.state()
+    gap = np.where(np.isfinite(st.gap), st.gap, np.inf)
     gap0, t0 = previous
-    closing = (st.status == OPEN) & (gap < gap0) & (gap > 0)
-    if not np.any(closing):
-        return np.inf
-    speed = (gap0 - gap) / max(t - t0, 1e-300)
-    return float(np.min(gap[closing] / speed[closing]))
+    return time_to_closing(gap0, gap, st.status != OPEN, t - t0)
 
 
 def _windows(study: Study) -> list[Window]:

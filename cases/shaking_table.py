@@ -663,8 +663,8 @@ def summarize(study: Study, output: RunOutput) -> dict:
         return summary
     t = R["t"]
     corners = [c for j in study.joints for c in j.corners]
-    impacts = sorted(lift_impacts(t, R["ke"], {c: R[f"status_{c}"] for c in corners},
-                                  {c: R[f"gap_{c}"] for c in corners}, lift=UPLIFT), key=lambda i: i["time"])
+    impacts = lift_impacts(t, R["ke"], {c: R[f"status_{c}"] for c in corners},
+                           {c: R[f"gap_{c}"] for c in corners}, lift=UPLIFT)  # in time order
     # the rigid reference's friction demand leaves the impulsive impact forces out: so does
     # max_friction_ratio (IMPACT_WINDOW around each impact); max_friction_ratio_impacts keeps them
     during_impacts = np.zeros(t.size, dtype=bool)
