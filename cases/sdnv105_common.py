@@ -35,7 +35,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 import numpy as np
 
@@ -725,19 +725,6 @@ def _probes() -> list[NodeProbe]:
             NodeProbe("vy_A", "A", "v", "y"), NodeProbe("dx_C1", "C1", "u", "x"), NodeProbe("dy_C1", "C1", "u", "y")]
 
 
-def _record(recorder: RunRecorder, results: Iterator[StepResult], rows: list[dict], skip_first: bool,
-            contact_series: ContactRecorder | None = None) -> State:
-    state = None
-    for k, result in enumerate(results):
-        state = result.state
-        if skip_first and k == 0:
-            continue
-        rows.append(recorder.record(result))
-        if contact_series is not None and result.archived:
-            contact_series.record(state.t, state.u)
-    return state
-
-
 def run(study: Study, integrator=integrate) -> RunOutput:
     """All phases: self-weight (recorded to -0.825 s), tilt restarted from the state at -1.05 s,
     release at rest at t = 0, free rocking. Histories and ParaView series are written as the run
@@ -774,8 +761,8 @@ def run(study: Study, integrator=integrate) -> RunOutput:
         tilt_rows: list[dict] = []
         with recorder("tilt") as tl:
             try:
-                tilted = _record(tl, integrate(study.model, tilt_phase(study, state), state, [study.contact]),
-                                 tilt_rows, True)
+                tilted = record_steps(tl, integrate(study.model, tilt_phase(study, state), state, [study.contact]),
+                                      tilt_rows, skip_first=True).state
             finally:
                 add_run_statistics(stats, tl)
         tilt = tilt_check(study, start_row, tilt_rows[-1], tilted)
@@ -808,7 +795,6 @@ def run(study: Study, integrator=integrate) -> RunOutput:
     stats["wall_s"] = time.perf_counter() - t0
     stats["automatic_refinements"] = refinements
     return RunOutput(release_rows, preload_rows, stats, failure, interrupted, tilt)
-
 
 
 IMPACT_FINE_AFTER = 3e-3  # s of fine steps after a predicted impact
@@ -861,8 +847,8 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
 
     def advance(phase):
         nonlocal state, first
-        state = _record(rec, integrator(study.model, phase, state, [study.contact]), rows, skip_first=not first,
-                        contact_series=contact_series)
+        state = record_steps(rec, integrator(study.model, phase, state, [study.contact]), rows, skip_first=not first,
+                             on_archived=contact_series.record if contact_series is not None else None).state
         first = False
 
     def settle(alpha, modified):
@@ -891,7 +877,7 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
             cfg.t_end, EventSteps(cfg.dt, cfg.dt_fine, fine_after=IMPACT_FINE_AFTER,
                                   archive_every=cfg.archive_every))
         return record_steps(rec, steps, rows, skip_first=True,
-                            on_archived=contact_series.record if contact_series is not None else None) or []
+                            on_archived=contact_series.record if contact_series is not None else None).value or []
     for k, w in enumerate(windows):
         if w.step == "uniform":
             advance(release_phase(study, "release", w.t_start, w.t_end, cfg.dt, 0.0))
@@ -923,7 +909,6 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
 
 
 # ----------------------------------------------------------------------------------- post-processing
-
 def _in(t, lo=-np.inf, hi=np.inf, closed_hi=False):
     return (t > lo) & ((t <= hi) if closed_hi else (t < hi))
 

@@ -571,11 +571,9 @@ def run(study: Study) -> RunOutput:
         with RunRecorder(study.model, cfg.out, probes, history_name="preload_history", series_name="preload",
                          kinetic_group="BLOCK", write_series=False) as pre:
             try:
-                for result in integrate(study.model, preload_phase(study), State.at_rest(study.model.n_dofs,
-                                                                                         PRELOAD_START),
-                                        study.contacts):
-                    pre.record(result)
-                    state = result.state
+                state = record_steps(pre, integrate(study.model, preload_phase(study),
+                                                    State.at_rest(study.model.n_dofs, PRELOAD_START),
+                                                    study.contacts)).state
             finally:
                 add_run_statistics(stats, pre)
     except ConvergenceError as err:
@@ -595,7 +593,7 @@ def run(study: Study) -> RunOutput:
                                         study.contacts, study.contacts, cfg.t_end, event_steps(cfg), monitor,
                                         bodies=tuple(b.region for b in study.blocks))
                 spans = record_steps(rec, steps, rows, on_archived=contact_series.record
-                                     if contact_series is not None else None) or []
+                                     if contact_series is not None else None).value or []
             except ConvergenceError as err:
                 failure = f"excitation: {err}"
             except Interrupted as stop:

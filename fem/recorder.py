@@ -12,7 +12,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from .dynamics import StepResult, energy_report
+from .dynamics import State, StepResult, energy_report
 from .loads import _component
 from .model import Model
 from .results import HistoryWriter, TimeSeriesWriter
@@ -146,23 +146,35 @@ def add_run_statistics(stats: dict, recorder: RunRecorder) -> None:
         stats[key] += s[key]
 
 
-def record_steps(recorder: RunRecorder, steps: Iterator[StepResult], rows: list[dict], skip_first: bool = False,
-                 on_archived: Callable[[float, np.ndarray], None] | None = None):
+@dataclass(frozen=True)
+class Recorded:
+    """What :func:`record_steps` drained: the last result's state (the skipped first one's when
+    nothing followed it; None for no result) and the generator's return value."""
+
+    state: State | None
+    value: object
+
+
+def record_steps(recorder: RunRecorder, steps: Iterator[StepResult], rows: list[dict] | None = None,
+                 skip_first: bool = False, on_archived: Callable[[float, np.ndarray], None] | None = None) -> Recorded:
     """Record every result of ``steps`` (an :func:`fem.dynamics.integrate` or
-    :func:`fem.stepping.run_with_events` generator) into ``recorder`` and ``rows``, the first one
-    not when ``skip_first`` (the state the run starts from, already recorded); ``on_archived(t, u)``
-    after each archived step (e.g. the contact's ParaView series). Returns the generator's return
-    value (run_with_events: its fine spans)."""
-    first = True
+    :func:`fem.stepping.run_with_events` generator) into ``recorder`` and ``rows`` (if given), the
+    first one not when ``skip_first`` (the state the run starts from, already recorded);
+    ``on_archived(t, u)`` after each archived step (e.g. the contact's ParaView series). Returns the
+    last state and the generator's return value (run_with_events: its fine spans)."""
+    state, first = None, True
     while True:
         try:
             result = next(steps)
         except StopIteration as done:
-            return done.value
+            return Recorded(state, done.value)
+        state = result.state
         if not (first and skip_first):
-            rows.append(recorder.record(result))
+            row = recorder.record(result)
+            if rows is not None:
+                rows.append(row)
             if on_archived is not None and result.archived:
-                on_archived(result.state.t, result.state.u)
+                on_archived(state.t, state.u)
         first = False
 
 
