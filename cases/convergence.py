@@ -16,7 +16,8 @@ with uniform steps over the whole release (a, b, c: ``--dt X --dt-fine X``; d ha
 ``--dt`` already and no ``--dt-fine``). Every flag this script does not know is passed unchanged to
 every level (``--mass redistributed``, ``--tilt-angle 0.1``, ``--t-end 0.2``, ...) after being checked
 by the case's own parser; the flags this script sets itself are refused (``--dt-fine``,
-``--no-paraview``, ``--auto-steps``, and ``--mesh`` together with ``--meshes``).
+``--no-paraview``, ``--auto-steps``, and ``--mesh``, ``--nx``, ``--ny`` together with ``--meshes``;
+without ``--meshes``, ``--nx NX --ny NY`` runs every time level on that uniform block).
 
 ``--meshes reference 8x16 16x32`` adds a mesh study at the finest time step: ``reference`` is the
 case's own mesh (the finest time level, not run again), ``NXxNY`` a uniform block of NX (even)
@@ -534,7 +535,8 @@ CONTROLLED = {"--dt-fine": "each level runs with --dt-fine equal to its --dt",
 def _refuse_controlled(extras: list[str], meshes: bool) -> None:
     controlled = dict(CONTROLLED)
     if meshes:
-        controlled["--mesh"] = "--meshes gives the mesh of each level of the mesh study"
+        for flag in ("--mesh", "--nx", "--ny"):
+            controlled[flag] = "--meshes gives the mesh of each level of the mesh study"
     for token in extras:
         name = token.split("=", 1)[0]
         if name in controlled:
@@ -640,7 +642,7 @@ def plan_study(argv: list[str]) -> Plan:
     except BadInput as err:
         raise BadInput(f"{err} (passed to {case})") from None
     for dest, flag in (("dt_fine", "--dt-fine"), ("auto_steps", "--auto-steps"), ("no_paraview", "--no-paraview"),
-                       ("out", "--out"), *((("mesh", "--mesh"),) if meshes else ())):
+                       ("out", "--out"), *((("mesh", "--mesh"), ("nx", "--nx"), ("ny", "--ny")) if meshes else ())):
         value = getattr(given, dest, None)
         if value not in (None, False):
             raise BadInput(f"{flag}: set by convergence.py, not passed through"

@@ -54,7 +54,7 @@ from fem.mesh import Mesh
 from fem.mesh_check import check_mesh
 from fem.mesh_io import read_mesh
 from fem.model import Model
-from fem.recorder import NodeProbe, RunRecorder, add_run_statistics, record_steps, rows_as_arrays
+from fem.recorder import NodeProbe, RunRecorder, add_run_statistics, record_steps, rows_as_arrays, timed_steps
 from fem.run import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,
                      check_resources, command_line, count_steps, estimate, execute, finite, prepare_output,
                      require_all)
@@ -216,6 +216,10 @@ class Config:
     auto_steps: bool = False
     mass: str = "consistent"  # a, c: "redistributed" frees the block's base of mass (fem.mass)
     mesh: Path | None = None
+    # a uniform nx x ny block (nx even) generated for the run (meshes.generate, layout "refined"),
+    # with the table of the modeling's mesh conforming with its base; None: the modeling's mesh
+    nx: int | None = None
+    ny: int | None = None
     out: Path | None = None
     archive_every: int = 10
     paraview: bool = True
@@ -288,6 +292,14 @@ class Config:
             (self.alpha is None or -1.0 / 3.0 <= self.alpha <= 0.0,
              f"--alpha must lie in [-1/3, 0] (HHT), got {self.alpha}"),
             (self.archive_every >= 1, f"--archive-every must be >= 1, got {self.archive_every}"),
+            (self.nx is None or (self.nx >= 2 and self.nx % 2 == 0),
+             f"--nx must be even and >= 2 (the block's centre line x = b, with O1 and C1, is a mesh line), "
+             f"got {self.nx}"),
+            (self.ny is None or self.ny >= 1, f"--ny must be >= 1, got {self.ny}"),
+            ((self.nx is None) == (self.ny is None),
+             f"--nx and --ny go together (the block's elements across and up, e.g. --nx 8 --ny 16): "
+             f"only {'--nx' if self.ny is None else '--ny'} was given"),
+            (self.nx is None or self.mesh is None, "--nx/--ny and --mesh both give the mesh: give one of them"),
             (self.rigi_nor > 0, f"--rigi-nor must be > 0 N/m, got {self.rigi_nor:g}"),
             (self.rigi_tan >= 0, f"--rigi-tan must be >= 0 N/m, got {self.rigi_tan:g}"),
             (self.amor_nor >= 0, f"--amor-nor must be >= 0 N s/m, got {self.amor_nor:g}"),
@@ -332,6 +344,8 @@ class Config:
         references = ("sdnv105_block_tri6", "sdnv105_block_quad4") if self.modeling == "b" else (self.spec.mesh,)
         if self.mesh is not None and not any(_is_reference_mesh(self.mesh, name) for name in references):
             changed.append("--mesh")
+        if self.nx is not None:  # a uniform block: never the benchmark's 4-column layout
+            changed += ["--nx", "--ny"]
         return changed
 
     @property
@@ -401,6 +415,12 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
                             "from before a predicted impact and for 3 ms after any contact opening or closing, "
                             "steps growing (x2 a step) to --dt elsewhere")
     p.add_argument("--mesh", type=Path, default=None, help="gmsh .msh with the benchmark's group names")
+    p.add_argument("--nx", type=int, default=None,
+                   help="instead of the benchmark's mesh, a uniform block of NX (even) elements across, generated "
+                        f"into --out as mesh.msh ({'TRIA6, no table' if modeling == 'b' else 'QUA4, with the table'}"
+                        "; meshes.generate, layout refined); with --ny, not with --mesh; a departure from the "
+                        "benchmark")
+    p.add_argument("--ny", type=int, default=None, help="block elements up (with --nx)")
     p.add_argument("--archive-every", type=int, default=10, help="ParaView output every N steps of a phase")
     p.add_argument("--no-paraview", action="store_true", help="skip the ParaView series (faster)")
     p.add_argument("--out", type=Path, default=None,
@@ -415,7 +435,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
                     dt_fine=getattr(a, "dt_fine", None), theta=getattr(a, "theta", 0.55),
                     alpha=getattr(a, "alpha", None), contact_events=getattr(a, "contact_events", "auto"),
                     auto_steps=getattr(a, "auto_steps", False), mass=getattr(a, "mass", "consistent"), mesh=a.mesh,
-                    out=a.out, archive_every=a.archive_every, paraview=not a.no_paraview,
+                    nx=a.nx, ny=a.ny, out=a.out, archive_every=a.archive_every, paraview=not a.no_paraview,
                     **({"rigi_nor": a.rigi_nor, "rigi_tan": a.rigi_tan, "amor_nor": a.amor_nor,
                         "amor_tan": a.amor_tan} if modeling == "b" else {}))
     return config, a
@@ -468,6 +488,31 @@ def friction_demand(config: Config) -> float:
     return _friction_demand(config.width / 2, config.height / 2, config.tilt_angle, config.rho)
 
 
+def _element(config: Config) -> str:
+    """The cell type of the modeling's mesh, for a generated one (meshes.generate)."""
+    return "tri6" if config.spec.mesh.endswith("tri6") else "quad4"
+
+
+def mesh_source(config: Config) -> dict:
+    """Which mesh the run uses, before it is built: ``source`` "benchmark" (the checked-in mesh of
+    the modeling), "--mesh" (a file given), "generated" (the benchmark's layout for another block,
+    or with --nx/--ny a uniform block, written into the output folder as mesh.msh); ``file``,
+    ``layout``, ``element``, ``nx``, ``ny``, ``with_table`` where they apply."""
+    spec = config.spec
+    if config.mesh is not None:
+        return {"source": "--mesh", "file": str(config.mesh)}
+    if config.nx is None and config.default_geometry:
+        from meshes.generate import reference_mesh_path
+
+        return {"source": "benchmark", "file": str(reference_mesh_path(spec.mesh)), "layout": "reference",
+                "element": _element(config), "with_table": spec.with_table}
+    out = config.out if config.out is not None else config.resolved().out
+    refined = config.nx is not None
+    return {"source": "generated", "file": str(out / "mesh.msh"), "layout": "refined" if refined else "reference",
+            "element": _element(config), "with_table": spec.with_table,
+            **({"nx": config.nx, "ny": config.ny} if refined else {})}
+
+
 def _mesh_for(config: Config, out: Path):
     if config.mesh is not None:
         try:
@@ -475,15 +520,20 @@ def _mesh_for(config: Config, out: Path):
         except ValueError as err:
             raise BadInput(f"--mesh {config.mesh}: {err}") from None
     spec = config.spec
-    if config.default_geometry:
+    if config.nx is None and config.default_geometry:
         from meshes.generate import reference_mesh_path
 
         return read_mesh(reference_mesh_path(spec.mesh))
     from meshes.generate import block_on_table
 
-    element = "tri6" if spec.mesh.endswith("tri6") else "quad4"
-    path = block_on_table(out / "mesh.msh", half_width=config.width / 2, height=config.height,
-                          element=element, layout="reference", with_table=spec.with_table)
+    layout = ({"layout": "refined", "nx": config.nx, "ny": config.ny} if config.nx is not None
+              else {"layout": "reference"})
+    try:
+        path = block_on_table(out / "mesh.msh", half_width=config.width / 2, height=config.height,
+                              element=_element(config), with_table=spec.with_table, **layout)
+    except ValueError as err:  # the flags are checked (Config.validate): should gmsh's side refuse, name them
+        raise BadInput(f"the mesh of --width {config.width:g} --height {config.height:g}"
+                       f"{'' if config.nx is None else f' --nx {config.nx} --ny {config.ny}'}: {err}") from None
     return read_mesh(path)
 
 
@@ -734,7 +784,7 @@ def run(study: Study, integrator=integrate) -> RunOutput:
     columns, extra = _contact_columns(study)
     t0 = time.perf_counter()
     preload_rows, release_rows = [], []
-    stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
+    stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0, "stepping_s": 0.0}
     self_weight = self_weight_phase(study)
     failure = interrupted = tilt = None
 
@@ -747,8 +797,8 @@ def run(study: Study, integrator=integrate) -> RunOutput:
     try:
         with recorder("selfweight") as sw:
             try:
-                for result in integrate(study.model, self_weight, State.at_rest(study.model.n_dofs, -1.95),
-                                        [study.contact]):
+                for result in timed_steps(sw, integrate(study.model, self_weight,
+                                                        State.at_rest(study.model.n_dofs, -1.95), [study.contact])):
                     preload_rows.append(sw.record(result))
                     if snapshot is None and math.isclose(result.state.t, TILT_START, abs_tol=1e-9):
                         # the tilt restarts from here (sdnv105.md §1.3): keep the contact state too
@@ -1222,6 +1272,23 @@ def _fmt(x, digits=6):
     return f"{x:.{digits - 1}e}"
 
 
+def describe_mesh(mesh: dict) -> str:
+    """summary.json's ``mesh`` in words, for report.md."""
+    names = {"quad4": "QUA4", "tri6": "TRIA6"}
+    size = f"{mesh['nodes']} nodes, {mesh['cells']} cells, {mesh['dofs']} dofs"
+    if mesh["source"] == "benchmark":
+        return f"the benchmark's, `{mesh['file']}` ({size})"
+    if mesh["source"] == "--mesh":
+        return (f"`{mesh['file']}` (--mesh; {'the benchmark' if mesh['benchmark_mesh'] else 'not the benchmark'}'s "
+                f"mesh; {size})")
+    table = "on the table" if mesh["with_table"] else "without the table"
+    if mesh["layout"] == "refined":
+        return (f"a uniform block of {mesh['nx']} x {mesh['ny']} {names.get(mesh['element'], mesh['element'])} "
+                f"{table} (--nx {mesh['nx']} --ny {mesh['ny']}: not the benchmark's mesh), generated into "
+                f"`{mesh['file']}` ({size})")
+    return f"the benchmark's layout for this block, generated into `{mesh['file']}` ({size})"
+
+
 def write_report(out: Path, config: Config, summary: dict) -> Path:
     """report.md: the checks as a table, ours beside the references and Code_Aster's value."""
     spec = config.spec
@@ -1229,6 +1296,7 @@ def write_report(out: Path, config: Config, summary: dict) -> Path:
              f"Command: `{summary['command']}` (rockfem {summary['version']}; every parameter in summary.json). "
              f"Run: {summary['run']['steps']} steps, {summary['run']['newton_iterations']} Newton iterations, "
              f"{summary['run']['subdivisions']} sub-steps, {summary['run']['wall_s']:.1f} s.", "",
+             *([f"Mesh: {describe_mesh(summary['mesh'])}.", ""] if summary.get("mesh") else []),
              f"Status: **{summary['status']}**. Configuration: **{summary['configuration']}**.", ""]
     if summary["status"] == "interrupted":
         lines += [f"**The run was interrupted** ({summary['message']}) at t = {summary['t_reached']} s: the "
@@ -1364,6 +1432,12 @@ def summarize(study: Study, output: RunOutput) -> dict:
     summary["contact_events"] = cfg.contact_events_resolved
     summary["mass"] = {"kind": model.mass_kind, "massless_nodes": int(model.massless_dofs.size // 2),
                        "block_mass": model.total_mass("BLOCK")}
+    source = mesh_source(cfg)
+    # a --mesh file may hold the benchmark's own mesh (recognised by its nodes and cells)
+    benchmark_mesh = source["source"] == "benchmark" or (source["source"] == "--mesh"
+                                                         and "--mesh" not in cfg.departures())
+    summary["mesh"] = {**source, "benchmark_mesh": benchmark_mesh, "nodes": study.mesh.n_nodes,
+                       "cells": sum(s.n_elements for s in model.sets), "dofs": model.n_dofs}
     summary["rigid_body"] = rigid_reference(cfg)
     summary["rigid_body"]["friction_demand"] = friction_demand(cfg)
     summary["tilt"] = output.tilt
@@ -1388,13 +1462,28 @@ def resource_estimate(config: Config) -> Estimate:
     else:
         steps += count_steps([(0.0, fine, config.dt_fine), (0.0, max(config.t_end - fine, 0.0), config.dt)])
     nodes, cells = 60, 40
-    if config.mesh is not None:
+    if config.nx is not None:
+        nodes, cells = refined_mesh_size(config)
+    elif config.mesh is not None:
         try:
             size = config.mesh.stat().st_size
         except OSError:
             size = 0
         nodes, cells = size / 30.0, size / 60.0  # a .msh line is >= 30 bytes a node, >= 60 a cell
     return estimate(nodes, cells, 8 if config.modeling == "b" else 4, steps, row_bytes=4000.0)
+
+
+def refined_mesh_size(config: Config) -> tuple[float, float]:
+    """Nodes and surface cells of the --nx x --ny mesh (meshes.generate.refined_block_grid and
+    refined_table_grid), from the flags alone, as floats (absurd counts do not overflow and are
+    refused by the resource check before gmsh runs): the block's nx x ny quadrilaterals (b: two
+    TRIA6 each, with mid-side nodes), and for a table nx / 2 + nx + nx / 2 columns of the block's
+    element width, about max(1, 0.08 m / (width / nx)) rows deep."""
+    nx, ny = float(min(config.nx, 10**300)), float(min(config.ny, 10**300))
+    if not config.spec.with_table:  # b: TRIA6 block only
+        return (2.0 * nx + 1.0) * (2.0 * ny + 1.0), 2.0 * nx * ny
+    deep = max(1.0, 0.08 * nx / config.width)
+    return (nx + 1.0) * (ny + 1.0) + (2.0 * nx + 1.0) * (deep + 1.0), nx * ny + 2.0 * nx * deep
 
 
 def run_case(modeling: str, argv=None, description: str = "", integrator=integrate) -> int:

@@ -88,11 +88,11 @@ import logging
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
 from fem.dynamics import MultiplierLinearization
 from fem.energy import StepWork, law_work
 from fem.model import Model
+from fem.sparsity import SparseRows
 
 from .state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
 from .zone import ContactError, ContactZone
@@ -102,6 +102,8 @@ logger = logging.getLogger(__name__)
 METHODS = ("lagrange", "augmented")
 RELEASES = ("immediate", "located", "delayed")
 CLOSINGS = ("immediate", "located")
+#: geometries kept by MultiplierContact.rows: the step start, the last iterate and the one before
+ROWS_KEPT = 3
 
 
 @dataclass
@@ -178,23 +180,31 @@ class MultiplierContact:
         self._slip = np.zeros(n)
         self._state: ContactState | None = None
         self._time = np.nan
-        self._rows_cache = None
+        self._rows_cache: list = []
         self._work = StepWork()
 
     # ------------------------------------------------------------------ kinematic measures
     def rows(self, u: np.ndarray):
-        """Geometry and its rows (normal, tangent) at u. Newton evaluates statuses and equations
-        at the same u, so the last result is kept and reused while u is unchanged."""
-        cached = self._rows_cache
-        if cached is not None and cached[0].shape == u.shape and np.array_equal(cached[0], u):
-            return cached[1]
+        """Geometry and its rows (normal, tangent; :class:`fem.sparsity.SparseRows`) at u. Newton
+        evaluates statuses and equations at the same u, and the step's energy needs the geometry at
+        its start: the last ROWS_KEPT results are kept and reused for an equal u."""
+        for cached_u, cached in self._rows_cache:
+            if cached_u.shape == u.shape and np.array_equal(cached_u, u):
+                return cached
         geo = self.zone.geometry(self.points, u)
-        Gn, Gt = geo.normal_rows(u.size), geo.tangent_rows(u.size)
-        zero = sp.csr_matrix(Gn.shape)
+        dofs, wn, wt = geo.local_rows()
+        n = u.size
+        Gn, Gt = SparseRows(dofs, wn, n), SparseRows(dofs, wt, n)
         # interleaved (normal, tangent) rows, and normal rows in the tangent positions (slip)
-        self._interleaved = (_interleave(Gn, Gt), _interleave(zero, Gn))
+        ns, m = wn.shape
+        columns = np.repeat(dofs, 2, axis=0)
+        G = np.empty((2 * ns, m))
+        G[0::2], G[1::2] = wn, wt
+        G_slip = np.zeros((2 * ns, m))
+        G_slip[1::2] = wn
+        self._interleaved = (SparseRows(columns, G, n), G_slip)
         result = (geo, Gn, Gt)
-        self._rows_cache = (u.copy(), result)
+        self._rows_cache = [(u.copy(), result)] + self._rows_cache[:ROWS_KEPT - 1]
         return result
 
     def measures(self, trial: TrialContact, u: np.ndarray, v: np.ndarray):
@@ -296,7 +306,7 @@ class MultiplierContact:
     def linearize(self, trial: TrialContact, u: np.ndarray, v: np.ndarray) -> MultiplierLinearization:
         geo, gap, ds, (Gn, Gt), row_factor = self.measures(trial, u, v)
         ns = self.zone.size
-        G, Gn_tangent = self._interleaved
+        G, G_slip = self._interleaved
         rn, rt = trial.lam[0::2], trial.lam[1::2]
         st, f, mu = trial.status, trial.direction, self.friction
         gap = np.where(np.isfinite(gap), gap, 0.0)
@@ -312,14 +322,12 @@ class MultiplierContact:
         on_rows[1::2] = np.where(stick, self.rho_t, 0.0)
         slip_rows = np.zeros(2 * ns)
         slip_rows[1::2] = np.where(cap_on, mu * f * self.rho_n, 0.0)
-        Du = sp.diags(on_rows * row_factor) @ G + sp.diags(slip_rows * row_factor) @ Gn_tangent
+        Du = G.with_values((on_rows * row_factor)[:, None] * G.values + (slip_rows * row_factor)[:, None] * G_slip)
         # d/dlam: 2 x 2 blocks [[d res_n/d rn, 0], [d res_t/d rn, d res_t/d rt]]
-        i = np.arange(ns)
-        rows = np.concatenate([2 * i, 2 * i + 1, 2 * i + 1])
-        cols = np.concatenate([2 * i, 2 * i, 2 * i + 1])
-        vals = np.concatenate([np.where(closed, 0.0, 1.0), np.where(cap_on, -mu * f, 0.0),
-                               np.where(stick, 0.0, 1.0)])
-        Dl = sp.csr_matrix((vals, (rows, cols)), shape=(2 * ns, 2 * ns))
+        Dl = np.zeros((ns, 2, 2))
+        Dl[:, 0, 0] = np.where(closed, 0.0, 1.0)
+        Dl[:, 1, 0] = np.where(cap_on, -mu * f, 0.0)
+        Dl[:, 1, 1] = np.where(stick, 0.0, 1.0)
         residual = np.empty(2 * ns)
         residual[0::2], residual[1::2] = res_n, res_t
         return MultiplierLinearization(G, residual, Du, Dl)
@@ -332,7 +340,7 @@ class MultiplierContact:
     def _trial_work(self, trial: TrialContact, u: np.ndarray):
         if trial.work is not None and trial.work[0] is u:  # the integrator's check, then commit
             return trial.work[1:]
-        gap0 = self.zone.geometry(self.points, trial.u0).gap
+        gap0 = self.rows(trial.u0)[0].gap
         geo, _, Gt = self.rows(u)
         ds = Gt @ (u - trial.u0)  # slip over the step, whatever the level
         w0 = 0.0 if self.impulsive else 0.5
@@ -370,12 +378,3 @@ class MultiplierContact:
             raise RuntimeError("contact state is not available before the first phase starts")
         return self._state
 
-
-def _interleave(A: sp.spmatrix, B: sp.spmatrix) -> sp.csr_matrix:
-    """Rows of A and B interleaved: A0, B0, A1, B1, ..."""
-    n = A.shape[0]
-    stacked = sp.vstack([A, B]).tocsr()
-    order = np.empty(2 * n, dtype=int)
-    order[0::2] = np.arange(n)
-    order[1::2] = n + np.arange(n)
-    return stacked[order]

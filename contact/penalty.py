@@ -141,23 +141,6 @@ class _Trial:
     cs: np.ndarray  # mu s cn_slip
 
 
-def _local_rows(geo: ContactGeometry, segments: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Dofs (n_s, m) and values (n_s, m) of normal_rows and tangent_rows, node by node (m = 2 for a
-    rigid plane, 6 for master segments: slave, first and second master node, x then y)."""
-    s = geo.slave
-    xy = np.arange(2)
-    if not segments:
-        dofs = 2 * s[:, None] + xy
-        return dofs, geo.normal.copy(), geo.tangent.copy()
-    dofs = np.concatenate([2 * s[:, None] + xy, 2 * geo.master[:, :1] + xy, 2 * geo.master[:, 1:] + xy], axis=1)
-    w = np.stack([np.ones_like(geo.xi), -(1.0 - geo.xi), -geo.xi], axis=1)  # (n_s, 3)
-
-    def rows(direction):
-        return (w[:, :, None] * direction[:, None, :]).reshape(-1, 6)
-
-    return dofs, rows(geo.normal), rows(geo.tangent)
-
-
 class ShockSprings:
     """DIS_CHOC shock elements at the slave nodes of ``zone`` (a :class:`fem.dynamics.ForceTerm`).
 
@@ -205,7 +188,7 @@ class ShockSprings:
         Kn, Cn = law.normal_stiffness, law.normal_damping
         Kt, Ct = law.tangential_stiffness, law.tangential_damping
         geo = self.zone.geometry(self.points, u)
-        dofs, wn, wt = _local_rows(geo, self.zone.segments is not None)
+        dofs, wn, wt = geo.local_rows()
         v_loc = v[dofs]
         p = -geo.gap  # -inf for unpaired nodes
         paired = np.isfinite(p)

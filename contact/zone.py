@@ -89,6 +89,20 @@ class ContactGeometry:
         return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                              shape=(ns, n_dofs))
 
+    def local_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Dofs (n_s, m) and values (n_s, m) of normal_rows and tangent_rows, node by node (m = 2 on
+        a rigid plane: the slave's x, y; m = 6 on master segments: slave, first and second master
+        node, x then y)."""
+        s = self.slave
+        xy = np.arange(2)
+        if self.master.size == 0 or self.master[0, 0] < 0:
+            return 2 * s[:, None] + xy, self.normal.copy(), self.tangent.copy()
+        dofs = np.concatenate([2 * s[:, None] + xy, 2 * self.master[:, :1] + xy, 2 * self.master[:, 1:] + xy],
+                              axis=1)
+        w = np.stack([np.ones_like(self.xi), -(1.0 - self.xi), -self.xi], axis=1)  # (n_s, 3)
+        return (dofs, (w[:, :, None] * self.normal[:, None, :]).reshape(-1, 6),
+                (w[:, :, None] * self.tangent[:, None, :]).reshape(-1, 6))
+
     def normal_rows(self, n_dofs: int) -> sp.csr_matrix:
         """dg/du, (n_s, n_dofs)."""
         return self._rows(self.normal, n_dofs)

@@ -40,6 +40,8 @@ from .loads import (Gravity, ImposedDisplacement, InertialLoad, NodalForce, Reso
                     resolve_constraints, resolve_loads)
 from .model import Model
 from .schemes import HHT, Newmark, Static, Theta
+from .newton_system import NewtonSystem
+from .sparsity import SparseRows
 
 logger = logging.getLogger(__name__)
 
@@ -174,15 +176,17 @@ class ForceTerm(Protocol):
 class MultiplierLinearization:
     """A multiplier term (Lagrange or augmented-Lagrangian contact) linearised at a trial (u, lam).
 
-    The term's force on the body is ``force_rows.T @ lam``; its ``n_m`` equations
-    C(u, lam) = 0 (``residual``, in newtons so they share the momentum tolerance) have the
-    derivatives ``d_du`` (n_m, n_dofs) and ``d_dlam`` (n_m, n_m).
+    The term's force on the body is ``force_rows^T lam``; its ``n_m`` equations C(u, lam) = 0
+    (``residual``, in newtons so they share the momentum tolerance) have the derivatives ``d_du``
+    (n_m, n_dofs) and ``d_dlam`` (n_m, n_m), block diagonal. ``force_rows`` and ``d_du`` are
+    :class:`fem.sparsity.SparseRows` on the same columns (a contact row touches a slave node and its
+    master segment); ``d_dlam`` is given by its diagonal blocks (n_m / b, b, b).
     """
 
-    force_rows: sp.spmatrix
+    force_rows: SparseRows
     residual: np.ndarray
-    d_du: sp.spmatrix
-    d_dlam: sp.spmatrix
+    d_du: SparseRows
+    d_dlam: np.ndarray
 
 
 class MultiplierTerm(Protocol):
@@ -377,6 +381,7 @@ class _PhaseContext:
     friction_guard: bool = True  # steps whose friction gives energy back are cut (FRICTION_CREATION)
     energy_scale: float = 0.0  # largest kinetic energy met in the phase [J] (FRICTION_CREATION)
     restarted: bool = False  # the phase starts from a state without forces (State.released, at_rest)
+    system: NewtonSystem | None = None  # the phase's Newton system (patterns, gathers, solves)
 
 
 def _make_context(model: Model, phase: Phase, terms: Sequence) -> _PhaseContext:
@@ -388,7 +393,8 @@ def _make_context(model: Model, phase: Phase, terms: Sequence) -> _PhaseContext:
     multipliers = [t for t in terms if _is_multiplier_term(t)]
     free = np.flatnonzero(mask)
     massive = np.setdiff1d(free, model.massless_dofs, assume_unique=True) if model.massless_dofs.size else free
-    return _PhaseContext(model, phase, constraints, loads, free, force_terms, multipliers, massive)
+    return _PhaseContext(model, phase, constraints, loads, free, force_terms, multipliers, massive,
+                         system=NewtonSystem(model, free))
 
 
 def _multiplier_forces(ctx: _PhaseContext, trials, u, v, update: bool):
@@ -398,27 +404,33 @@ def _multiplier_forces(ctx: _PhaseContext, trials, u, v, update: bool):
     for term, trial in zip(ctx.multipliers, trials):
         changed.append(term.update(trial, u, v) if update else np.zeros(0, dtype=int))
         lin = term.linearize(trial, u, v)
-        each.append(-(lin.force_rows.T @ trial.lam))
+        each.append(-lin.force_rows.transpose_times(trial.lam))
         lins.append(lin)
     return lins, changed, sum(each, np.zeros(ctx.model.n_dofs)), each
 
 
 def _evaluate(ctx: _PhaseContext, u, v, t, tangent=True):
-    """Internal, damping and term forces (and derivatives) at a trial state, and each force
-    term's force (list)."""
-    forces = ctx.model.forces(u, v, tangent)
+    """Internal, damping and term forces at a trial state: (forces, f_terms, term_tangents, each).
+    forces is the model's fem.model.ForceEvaluation (its derivatives on demand), term_tangents the
+    force terms' (d_du, d_dv) (sparse or None), each the force terms' forces (list)."""
+    forces = ctx.model.evaluate(u, v)
     f_terms = np.zeros(ctx.model.n_dofs)
-    K, C = forces.stiffness, forces.damping_matrix
-    each = []
+    each, tangents = [], []
     for term in ctx.terms:
         tf = term.evaluate(u, v, t, tangent)
         f_terms = f_terms + tf.force
         each.append(tf.force)
-        if tangent and tf.d_du is not None:
-            K = K + tf.d_du
-        if tangent and tf.d_dv is not None:
-            C = C + tf.d_dv
-    return forces, f_terms, K, C, each
+        tangents.append((tf.d_du, tf.d_dv) if tangent else (None, None))
+    return forces, f_terms, tangents, each
+
+
+def _stiffness(ctx: _PhaseContext, forces, tangents) -> sp.csr_matrix:
+    """d(f_int + f_damp + f_terms)/du (n_dofs, n_dofs), CSR, of an evaluation (off the hot path)."""
+    K = ctx.model.pattern.matrix(forces.tangent_data()[0])
+    for d_du, _ in tangents:
+        if d_du is not None:
+            K = K + d_du
+    return K
 
 
 def term_books(ctx: _PhaseContext, term_forces0, term_forces1, du: np.ndarray) -> StepWork:
@@ -512,7 +524,7 @@ def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceT
     f_ext = ctx.loads.at(t0)
     if model.massless_dofs.size and state.f_int is None and not isinstance(phase.scheme, Static):
         u = _quasi_static_start(ctx, u, state.v, t0, trials, f_ext)
-    forces, f_terms, _, _, each = _evaluate(ctx, u, state.v, t0, tangent=False)
+    forces, f_terms, _, each = _evaluate(ctx, u, state.v, t0, tangent=False)
     _, _, f_mult, each_mult = _multiplier_forces(ctx, trials, u, state.v, update=False)
     f_terms = f_terms + f_mult
     a = state.a
@@ -554,46 +566,52 @@ def _quasi_static_start(ctx: "_PhaseContext", u: np.ndarray, v: np.ndarray, t: f
     _, _, f_mult, _ = _multiplier_forces(ctx, trials, u, v, update=False)
     u = u.copy()
     for _ in range(ctx.phase.newton.max_iterations):
-        forces, f_terms, K, _, _ = _evaluate(ctx, u, v, t, tangent=True)
+        forces, f_terms, tangents, _ = _evaluate(ctx, u, v, t, tangent=True)
         R = (forces.internal + forces.damping + f_terms + f_mult - f_ext)
         scale = _residual_scale(forces.internal, f_ext, f_terms + f_mult)
         if float(np.max(np.abs(R[dofs]))) <= 1e-12 * max(scale, 1e-300):
             break
+        K = _stiffness(ctx, forces, tangents)
         u[dofs] -= _solve(K[dofs][:, dofs].tocsc(), R[dofs], dofs,
                           f"phase {ctx.phase.name!r} at t = {t:.9g} s (massless dofs' initial equilibrium)")
     return u
 
 
-def solve_increment(J: sp.csr_matrix, free: np.ndarray, R_free: np.ndarray, lins, trials, c: np.ndarray,
+def solve_increment(system: NewtonSystem, J: np.ndarray, R_free: np.ndarray, lins, trials, c: np.ndarray,
                     force_weight, where: str = "Newton correction") -> np.ndarray:
     """Newton correction of the free unknowns, and of the multipliers (added to ``trial.lam``).
 
-    Solves [[J_ff, -w G_f^T], [B_f, A]] [dx; dlam] = -[R_free; c] with G the multiplier force rows,
-    B and A the derivatives of the multiplier equations, w the weight of the multiplier forces in
-    the residual (a number, or (n_dofs,) per dof). An equation acting (up to round-off) only on imposed dofs, e.g. sticking at a node
-    whose dof is also imposed, is redundant with the support: its multiplier is set to zero.
+    Solves [[J_ff, -w G_f^T], [B_f, A]] [dx; dlam] = -[R_free; c] (fem.newton_system) with J the
+    iteration matrix's data on the system's pattern, G the multiplier force rows, B and A the
+    derivatives of the multiplier equations, w the weight of the multiplier forces in the residual
+    (a number, or (n_dofs,) per dof). An equation acting (up to round-off) only on imposed dofs,
+    e.g. sticking at a node whose dof is also imposed, is redundant with the support: its
+    multiplier is set to zero.
     """
-    if not lins:
-        return _solve(J[free][:, free].tocsc(), -R_free, free, where, J)
-    G = sp.vstack([lin.force_rows for lin in lins]).tocsc()
-    B_all = sp.vstack([lin.d_du for lin in lins]).tocsc()
-    B = B_all[:, free]
-    A = sp.block_diag([lin.d_dlam for lin in lins]).tocsr()
-    row_free = abs(B).sum(axis=1).A1
-    redundant = np.flatnonzero((row_free <= 1e-8 * abs(B_all).sum(axis=1).A1) & (abs(A).sum(axis=1).A1 == 0))
-    if redundant.size:
-        lam_all = np.concatenate([trial.lam for trial in trials])
-        A = A + sp.csr_matrix((np.ones(redundant.size), (redundant, redundant)), shape=A.shape)
-        c = c.copy()
-        c[redundant] = lam_all[redundant]
-    Gt = G[:, free].T
-    Gt = -force_weight * Gt if np.ndim(force_weight) == 0 else _scale_rows(Gt, -np.asarray(force_weight)[free])
-    system = sp.bmat([[J[free][:, free], Gt], [B, A]]).tocsc()
-    sol = _solve(system, -np.concatenate([R_free, c]), free, where, J, B_all)
-    n_lam = np.cumsum([trial.lam.size for trial in trials])[:-1]
-    for trial, part in zip(trials, np.split(sol[free.size:], n_lam)):
-        trial.lam = trial.lam + part
-    return sol[:free.size]
+    pattern, data, columns, B, A_rows = system.assemble(J, lins, force_weight)
+    if lins:
+        absB = np.abs(B)
+        redundant = np.flatnonzero(((absB * pattern.on_free).sum(axis=1) <= 1e-8 * absB.sum(axis=1))
+                                   & (A_rows == 0))
+        if redundant.size:
+            lam_all = np.concatenate([trial.lam for trial in trials])
+            data[pattern.a_diagonal[redundant]] += 1.0
+            c = c.copy()
+            c[redundant] = lam_all[redundant]
+    b = -np.concatenate([R_free, c])
+    sol = system.solve(pattern, data, b)
+    if sol is None:  # a zero pivot or a non-finite solution: SuperLU's answer, and the diagnosis
+        free, n = system.matrix.free, system.matrix.n
+        links = None
+        if lins:
+            links = sp.csr_matrix((B.ravel(), (np.repeat(np.arange(B.shape[0]), B.shape[1]), columns.ravel())),
+                                  shape=(B.shape[0], n))
+        sol = _solve(pattern.sparse(data), b, free, where, system.matrix.matrix(J), links)
+    if lins:
+        n_lam = np.cumsum([trial.lam.size for trial in trials])[:-1]
+        for trial, part in zip(trials, np.split(sol[R_free.size:], n_lam)):
+            trial.lam = trial.lam + part
+    return sol[:R_free.size]
 
 
 def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: bool = False,
@@ -657,13 +675,18 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
         for trial, mask in zip(trials, kept_open):
             if mask is not None:
                 trial.free = mask
+    # d(velocity)/du per dof: gamma / (beta dt), 1 / dt on the quasi-static dofs (v = [u] / dt)
+    c_v = cv
+    if quasi_static.size and not static:
+        c_v = np.full(model.n_dofs, cv)
+        c_v[quasi_static] = 1.0 / dt
     Mv0 = M @ v0
     momentum_rate = _residual_scale(Mv0) / dt if not static else 0.0  # free-flight scale, per step
     ctx.energy_scale = max(ctx.energy_scale, 0.5 * float(v0 @ Mv0))
     it, previous, J, u_J = 0, np.inf, None, None
     while True:
         a, v = kinematics(u)
-        forces, f_terms, K, C, each = _evaluate(ctx, u, v, t1, tangent=True)
+        forces, f_terms, tangents, each = _evaluate(ctx, u, v, t1, tangent=True)
         lins, changed, f_mult, each_mult = _multiplier_forces(ctx, trials, u, v, update=True)
         f_terms = f_terms + f_mult
         g = forces.internal + forces.damping + f_terms - f_ext
@@ -676,17 +699,16 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
         # the round-off floor counts only once Newton stops gaining (computed then only: off the hot path)
         stalled = J is not None and worst > 0.5 * previous
         if newton_converged(ctx, worst, scale, not any(ch.size for ch in changed), it, momentum_rate,
-                            round_off_floor(J, u_J) if stalled else 0.0):
+                            round_off_floor(ctx.system.matrix.matrix(J), u_J) if stalled else 0.0):
             break
         previous = worst
         oscillating = _oscillating_nodes(ctx, trials)
         if it >= settings.max_iterations or oscillating:
             detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""
             raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
-        tangent = K + _velocity_derivative(C, cv, quasi_static, dt)
-        J = (ca * M + (w1 * tangent if np.ndim(w1) == 0 else _scale_rows(tangent, w1))).tocsr()
+        J = ctx.system.matrix.data(forces, tangents, ca, w1, 1.0, c_v)
         u_J = u
-        du = solve_increment(J, free, R_free, lins, trials, c, w1,
+        du = solve_increment(ctx.system, J, R_free, lins, trials, c, w1,
                              f"phase {ctx.phase.name!r}, step ending at t = {t1:.9g} s")
         u = u.copy()
         u[free] += du
@@ -735,25 +757,6 @@ def _newton_step(ctx: _PhaseContext, state: State, t1: float, hold=None, probe: 
                 f_ext=f_ext, reactions=reactions, energies=energies, f_mult=f_mult, f_scheme=f_scheme,
                 term_forces=term_forces)
     return new, it
-
-
-def _scale_rows(A: sp.spmatrix, w: np.ndarray) -> sp.csr_matrix:
-    """diag(w) A for a CSR copy of A (n, m), w (n,): scales the stored values in place."""
-    A = A.tocsr(copy=True)
-    A.data *= np.repeat(w, np.diff(A.indptr))
-    return A
-
-
-def _velocity_derivative(C: sp.spmatrix, cv: float, quasi_static: np.ndarray, dt: float) -> sp.spmatrix:
-    """C dv/du: cv C, with the columns of the quasi-static (massless) dofs scaled by 1/dt instead
-    (their velocity is [u] / dt, fem.mass). C (n_dofs, n_dofs)."""
-    if not quasi_static.size or C.nnz == 0:
-        return cv * C
-    C = C.tocsr(copy=True)
-    factor = np.full(C.shape[1], cv)
-    factor[quasi_static] = 1.0 / dt
-    C.data *= factor[C.indices]
-    return C
 
 
 def _illinois(f, ta: float, fa: float, tb: float, fb: float, done, probes: int, zero_above: bool):

@@ -345,19 +345,18 @@ class Model:
             E = 0.5 * (H + np.swapaxes(H, -1, -2))
         return H, F, _voigt(E)
 
-    def forces(self, u: np.ndarray, v: np.ndarray | None = None, tangent: bool = True) -> InternalForces:
-        """Internal force, damping force and (optionally) their derivatives at (u, v).
+    def evaluate(self, u: np.ndarray, v: np.ndarray | None = None) -> "ForceEvaluation":
+        """Internal and damping forces at (u, v), their derivatives on demand
+        (:meth:`ForceEvaluation.tangent_data`, from the same kinematics, not computed again).
 
         Parameters
         ----------
         u, v : (n_dofs,) displacement [m] and velocity [m/s] (v = None: no damping force).
-        tangent : also assemble d(f_int + f_damp)/du and d f_damp/dv.
         """
         n = self.n_dofs
         f_int = np.zeros(n)
         f_damp = np.zeros(n)
-        K_blocks, C_blocks = [], []
-        tl = self.kinematics == "total_lagrangian"
+        parts = []
         for s in self.sets:
             _, F, E = self._kinematics(s, u)
             D = s.hooke
@@ -372,28 +371,28 @@ class Model:
                 E_dot = np.einsum("eqkm,em->eqk", B, ve)  # dE/dt = sym(F^T grad v)
                 S_d = alpha * (E_dot @ D.T)
                 f_damp += _scatter(s.dofs, np.einsum("eqkm,eqk->em", Bw, S_d), n)
-            if not tangent:
-                continue
-            K_mat = _bt_d_b(Bw, D, B)
-            K = K_mat.copy()
-            if tl:
-                S_total = S if S_d is None else S + S_d
-                K += _geometric(_tensor(S_total), s.grad, s.dvol)
-                if S_d is not None:
-                    # d/du of sym(F^T grad v): the strain operator with F replaced by grad v
-                    Hv = _gradient(v, s)
-                    K += alpha * _bt_d_b(Bw, D, _strain_operator(Hv, s.grad))
-            K_blocks.append(K)
-            C_blocks.append(alpha * K_mat)
+            parts.append((s, B, Bw, S, S_d))
         if self.mass_damping is not None and v is not None:
             f_damp += self.mass_damping @ v
+        return ForceEvaluation(self, u, v, f_int, f_damp, parts)
+
+    def forces(self, u: np.ndarray, v: np.ndarray | None = None, tangent: bool = True) -> InternalForces:
+        """Internal force, damping force and (optionally) their derivatives at (u, v).
+
+        Parameters
+        ----------
+        u, v : (n_dofs,) displacement [m] and velocity [m/s] (v = None: no damping force).
+        tangent : also assemble d(f_int + f_damp)/du and d f_damp/dv.
+        """
+        ev = self.evaluate(u, v)
         if not tangent:
-            return InternalForces(f_int, f_damp)
-        K = self.pattern.assemble(K_blocks)
-        C = self.pattern.assemble(C_blocks)
+            return InternalForces(ev.internal, ev.damping)
+        K_data, C_data = ev.tangent_data()
+        K = self.pattern.matrix(K_data)
+        C = self.pattern.matrix(C_data)
         if self.mass_damping is not None:
             C = C + self.mass_damping
-        return InternalForces(f_int, f_damp, K, C)
+        return InternalForces(ev.internal, ev.damping, K, C)
 
     def stiffness(self, u: np.ndarray | None = None) -> sp.csr_matrix:
         """Tangent stiffness d f_int / du at u (default: the undeformed state) [N/m]."""
@@ -424,6 +423,44 @@ class Model:
             pk2[s.group] = np.einsum("eqk,eq->ek", S, w)
             cauchy[s.group] = np.einsum("eqk,eq->ek", _voigt_stress(sig), w)
         return {"pk2": pk2, "cauchy": cauchy}
+
+
+class ForceEvaluation:
+    """Forces of a :class:`Model` at one state (u, v), with their derivatives computed on demand.
+
+    Attributes: internal, damping (n_dofs,) [N]. :meth:`tangent_data` gives the element parts of
+    d(f_int + f_damp)/du [N/m] and d f_damp/dv [N s/m] as data (nnz,) on ``model.pattern`` (the
+    mass-proportional damping, ``model.mass_damping``, is not in them).
+    """
+
+    def __init__(self, model: "Model", u, v, internal: np.ndarray, damping: np.ndarray, parts) -> None:
+        self.model, self.u, self.v = model, u, v
+        self.internal, self.damping = internal, damping
+        self._parts = parts
+        self._tangent = None
+
+    def tangent_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """(K_data, C_data), each (model.pattern.nnz,): material + geometric stiffness (with the
+        derivative of the stiffness-proportional damping force in u), and alpha K_material."""
+        if self._tangent is None:
+            model = self.model
+            tl = model.kinematics == "total_lagrangian"
+            K_blocks, C_blocks = [], []
+            for s, B, Bw, S, S_d in self._parts:
+                alpha = s.material.rayleigh_stiffness
+                K_mat = _bt_d_b(Bw, s.hooke, B)
+                K = K_mat.copy()
+                if tl:
+                    S_total = S if S_d is None else S + S_d
+                    K += _geometric(_tensor(S_total), s.grad, s.dvol)
+                    if S_d is not None:
+                        # d/du of sym(F^T grad v): the strain operator with F replaced by grad v
+                        Hv = _gradient(self.v, s)
+                        K += alpha * _bt_d_b(Bw, s.hooke, _strain_operator(Hv, s.grad))
+                K_blocks.append(K)
+                C_blocks.append(alpha * K_mat)
+            self._tangent = (model.pattern.assemble_data(K_blocks), model.pattern.assemble_data(C_blocks))
+        return self._tangent
 
 
 def _voigt_stress(T: np.ndarray) -> np.ndarray:

@@ -1,5 +1,6 @@
 """Record a run as it goes: CSV time histories of chosen node quantities and energies, a ParaView
-time series of the fields, and run statistics (steps, Newton iterations, sub-steps, wall time).
+time series of the fields, and run statistics (steps, Newton iterations, sub-steps, wall time, and
+the stepping time: the time spent inside the step generators, without recording or ParaView).
 
 Shared by every case script, so none of them repeats recording code.
 """
@@ -76,6 +77,8 @@ class RunRecorder:
         self.steps = 0
         self.newton_iterations = 0
         self.substeps = 0
+        #: seconds spent inside the step generators drained through :func:`timed_steps` (None: none was)
+        self.stepping_s: float | None = None
         self._t0 = time.perf_counter()
         self.last: StepResult | None = None
 
@@ -123,8 +126,13 @@ class RunRecorder:
         )
 
     def run_statistics(self) -> dict[str, float]:
-        return {"wall_s": time.perf_counter() - self._t0, "steps": self.steps,
-                "newton_iterations": self.newton_iterations, "subdivisions": self.substeps}
+        """wall_s (since the recorder was made), steps, newton_iterations, subdivisions, and
+        stepping_s when the steps came through :func:`timed_steps`."""
+        stats = {"wall_s": time.perf_counter() - self._t0, "steps": self.steps,
+                 "newton_iterations": self.newton_iterations, "subdivisions": self.substeps}
+        if self.stepping_s is not None:
+            stats["stepping_s"] = self.stepping_s
+        return stats
 
     def close(self) -> None:
         self.history.close()
@@ -139,11 +147,30 @@ class RunRecorder:
 
 
 def add_run_statistics(stats: dict, recorder: RunRecorder) -> None:
-    """Add a recorder's steps, Newton iterations and sub-steps to the running totals ``stats``
-    (a run of several phases, each with its recorder)."""
+    """Add a recorder's steps, Newton iterations, sub-steps and stepping time (when it has one) to
+    the running totals ``stats`` (a run of several phases, each with its recorder)."""
     s = recorder.run_statistics()
-    for key in ("steps", "newton_iterations", "subdivisions"):
-        stats[key] += s[key]
+    for key in ("steps", "newton_iterations", "subdivisions", "stepping_s"):
+        if key in s:
+            stats[key] = stats.get(key, 0) + s[key]
+
+
+def timed_steps(recorder: RunRecorder, steps: Iterator[StepResult]) -> Iterator[StepResult]:
+    """The results of ``steps``, the time spent computing each one (inside the generator: the
+    integrator's predict, assemble, solve, update) added to ``recorder.stepping_s`` [s]; what the
+    caller does between two results (recording, ParaView) is not counted. Returns the generator's
+    return value."""
+    if recorder.stepping_s is None:
+        recorder.stepping_s = 0.0
+    while True:
+        t0 = time.perf_counter()
+        try:
+            result = next(steps)
+        except StopIteration as done:
+            return done.value
+        finally:  # a step that fails (Newton, a signal) counts too
+            recorder.stepping_s += time.perf_counter() - t0
+        yield result
 
 
 @dataclass(frozen=True)
@@ -161,7 +188,9 @@ def record_steps(recorder: RunRecorder, steps: Iterator[StepResult], rows: list[
     :func:`fem.stepping.run_with_events` generator) into ``recorder`` and ``rows`` (if given), the
     first one not when ``skip_first`` (the state the run starts from, already recorded);
     ``on_archived(t, u)`` after each archived step (e.g. the contact's ParaView series). Returns the
-    last state and the generator's return value (run_with_events: its fine spans)."""
+    last state and the generator's return value (run_with_events: its fine spans). The time spent
+    inside ``steps`` is added to the recorder's stepping time (:func:`timed_steps`)."""
+    steps = timed_steps(recorder, steps)
     state, first = None, True
     while True:
         try:

@@ -8,7 +8,7 @@ One step from (u0, v0) to t1 = t0 + dt, unknown v1 (and the contact impulses)::
 F = f_ext - f_int - f_damp - f_terms are the smooth forces; lam are the multiplier terms' mean
 forces over the step (impulse / dt), from velocity-level contact laws (contact.impacts); they are
 not theta-weighted: an impulse belongs to the whole step. Newton on v1 with the tangent
-dR/dv1 = M / dt + theta (theta dt K + C); the multiplier equations and their solve are those of
+dR/dv1 = M / dt + theta (theta dt K + C) (fem.newton_system); the multiplier equations and their solve are those of
 the Newmark path (fem.dynamics.solve_increment). Imposed displacements fix the velocity of their
 dofs through the u1 formula. Reaction and statistics bookkeeping as for Newmark; energy books as
 in fem.energy: the works of the smooth forces by the trapezoidal rule, the contact laws' work
@@ -50,7 +50,7 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
     it = 0
     while True:
         u = u0 + dt * ((1 - theta) * v0 + theta * v)
-        forces, f_terms, K, C, each = _evaluate(ctx, u, v, t1, tangent=True)
+        forces, f_terms, tangents, each = _evaluate(ctx, u, v, t1, tangent=True)
         lins, changed, f_mult, each_mult = _multiplier_forces(ctx, trials, u, v, update=True)
         F1 = f_ext - forces.internal - forces.damping - f_terms
         Mdv = M @ (v - v0) / dt
@@ -63,8 +63,8 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
         if it >= settings.max_iterations or oscillating:
             detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""
             raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
-        J = (M / dt + theta * (theta * dt * K + C)).tocsr()
-        dv = solve_increment(J, free, R_free, lins, trials, c, 1.0,
+        J = ctx.system.matrix.data(forces, tangents, 1.0 / dt, theta, theta * dt, 1.0)
+        dv = solve_increment(ctx.system, J, R_free, lins, trials, c, 1.0,
                              f"phase {ctx.phase.name!r}, step ending at t = {t1:.9g} s")
         v = v.copy()
         v[free] += dv

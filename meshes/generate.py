@@ -51,7 +51,9 @@ JOINT_k_MAIT      GROUP_MA_ESCL) and master (GROUP_MA_MAIT) lines. The slave is 
                   project inside the master line.
 =========== ===== ==========================================================================
 
-Run ``python -m meshes.generate`` to regenerate the checked-in meshes of this folder.
+Run ``python -m meshes.generate`` to regenerate the checked-in meshes of this folder, and
+``python -m meshes.generate --layout refined --nx 16 --ny 32 --out FILE.msh`` to write one mesh
+(:func:`main`, ``--help``).
 """
 from __future__ import annotations
 
@@ -60,6 +62,7 @@ import math
 import numbers
 import os
 import pathlib
+import sys
 from dataclasses import dataclass, replace
 from typing import Iterator, Sequence
 
@@ -668,6 +671,107 @@ def write_reference_meshes(folder=PACKAGE_DIR) -> list[pathlib.Path]:
     return [block_on_table(folder / f"{stem}.msh", **kwargs) for stem, kwargs in REFERENCE_MESHES.items()]
 
 
+# ---------------------------------------------------------------------------------------------
+# command line
+# ---------------------------------------------------------------------------------------------
+
+#: the generator's argument names -> the flags they come from (the checks above name the arguments)
+_FLAGS = {"element": "--element", "layout": "--layout", "nx": "--nx", "ny": "--ny", "width": "--width",
+          "height": "--height"}
+
+
+def _parser():
+    from fem.run import CaseParser, finite
+
+    p = CaseParser(prog="python -m meshes.generate", description=__doc__.split("\n\n")[0] + (
+        "\n\nWithout arguments: rewrite the checked-in meshes of this folder. With --out: write one mesh, e.g.\n"
+        "  python -m meshes.generate --layout refined --nx 16 --ny 32 --element quad4 --out block.msh"))
+    p.add_argument("--out", type=pathlib.Path, default=None, help="the .msh file to write (folders are created)")
+    p.add_argument("--layout", choices=LAYOUTS, default="reference",
+                   help="reference: the benchmark's 4 x 2 block (and 4 x 1 table); refined: a uniform --nx x --ny "
+                        "block, the table conforming with its base")
+    p.add_argument("--nx", type=int, default=None, help="block elements across, even (refined layout; default 4)")
+    p.add_argument("--ny", type=int, default=None, help="block elements up (refined layout; default 2)")
+    p.add_argument("--element", choices=ELEMENTS, default="quad4", help="cell type")
+    table = p.add_mutually_exclusive_group()
+    table.add_argument("--with-table", dest="with_table", action="store_true", default=True,
+                       help="mesh the table too (default; groups GROUN, CONBAS, CTGROUND, CTTAB, S*, P*)")
+    table.add_argument("--no-table", dest="with_table", action="store_false", help="the block only")
+    p.add_argument("--width", type=finite, default=0.36, help="block width 2b [m]")
+    p.add_argument("--height", type=finite, default=0.80, help="block height 2l [m]")
+    return p
+
+
+def _in_flags(err: ValueError) -> str:
+    """A check's message (``nx must be even ...``) in the flag's name (``--nx: must be even ...``)."""
+    name, _, rest = str(err).partition(" ")
+    return f"{_FLAGS[name]}: {rest}" if name in _FLAGS else str(err)
+
+
+def _writable(path: pathlib.Path) -> None:
+    """fem.run.BadInput naming --out unless ``path`` ends in .msh and can be written (its folder is
+    created): gmsh's own failure to open a file is a bare Exception, raised after the meshing."""
+    from fem.run import BadInput
+
+    try:
+        msh_path(path)
+    except ValueError as err:
+        raise BadInput(f"--out: {err}") from None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        existed = path.exists()
+        with open(path, "a"):
+            pass
+        if not existed:
+            path.unlink()
+    except OSError as err:
+        raise BadInput(f"--out {path}: cannot write the file ({err.strerror or err})") from None
+
+
+def _generate(argv: Sequence[str] | None) -> int:
+    from fem.run import BadInput
+
+    given = sys.argv[1:] if argv is None else list(argv)
+    args = _parser().parse_args(given)
+    if args.out is None:
+        if given:
+            raise BadInput("--out: the file to write is required with any other flag (without arguments the "
+                           "checked-in meshes are rewritten)")
+        for written in write_reference_meshes():
+            print(written)
+        return 0
+    if args.layout == "reference" and (args.nx is not None or args.ny is not None):
+        raise BadInput(f"{'--nx' if args.nx is not None else '--ny'}: only with --layout refined (the reference "
+                       f"layout is the benchmark's block of 4 x 2 elements)")
+    nx, ny = 4 if args.nx is None else args.nx, 2 if args.ny is None else args.ny
+    try:
+        check_mesh_options(args.element, args.layout, nx, ny)
+        check_positive("width", args.width)
+        check_positive("height", args.height)
+    except ValueError as err:
+        raise BadInput(_in_flags(err)) from None
+    _writable(args.out)
+    path = block_on_table(args.out, half_width=args.width / 2.0, height=args.height, element=args.element,
+                          layout=args.layout, nx=nx, ny=ny, with_table=args.with_table)
+    from fem.mesh_io import read_mesh
+
+    mesh = read_mesh(path)
+    surfaces = {k: v for k, v in mesh.cell_groups.items() if v.dim == 2}
+    cells = ", ".join(f"{k} {len(v.connectivity)} {v.cell_type}" for k, v in surfaces.items())
+    print(f"{path}: {mesh.n_nodes} nodes, {sum(len(v.connectivity) for v in surfaces.values())} cells ({cells})")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m meshes.generate``: without arguments, rewrite the checked-in meshes
+    (:func:`write_reference_meshes`); with ``--out FILE.msh``, write one :func:`block_on_table` mesh
+    (``--layout``, ``--nx``, ``--ny``, ``--element``, ``--with-table`` / ``--no-table``, ``--width``,
+    ``--height``) and print its path and node and cell counts. Bad input: one ``error: --flag: ...``
+    line on stderr and exit code 2 (:func:`fem.run.execute`). Returns the exit code."""
+    from fem.run import execute
+
+    return execute(_generate, argv)
+
+
 if __name__ == "__main__":
-    for written in write_reference_meshes():
-        print(written)
+    sys.exit(main())

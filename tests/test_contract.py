@@ -345,6 +345,11 @@ from test_shaking_table_contract import CONTRACT_IMPOSSIBLE as SHAKING_TABLE_IMP
 SHORT["shaking_table"] = SHAKING_TABLE_SHORT
 IMPOSSIBLE["shaking_table"] = SHAKING_TABLE_IMPOSSIBLE
 
+from test_mesh_size_cli import CONTRACT_FLAG_RUNS as MESH_SIZE_FLAG_RUNS  # noqa: E402  (--nx, --ny of SDNV105)
+
+for _name in SDNV105:
+    IMPOSSIBLE[_name] += [(["--nx", "3", "--ny", "8"], ("--nx", "even")), (["--nx", "4"], ("--nx and --ny",))]
+
 
 def test_every_script_has_its_contract_rows():
     assert len(SCRIPTS) >= 11 and "sdnv105a" in SCRIPTS and not any(s.endswith("_common") for s in SCRIPTS)
@@ -1161,6 +1166,7 @@ FLAG_RUNS += [
 
 FLAG_RUNS += [FlagRun("convergence", name, argv, check) for name, argv, check in CONTRACT_FLAG_RUNS]
 FLAG_RUNS += [FlagRun("shaking_table", name, argv, check) for name, argv, check in SHAKING_TABLE_FLAG_RUNS]
+FLAG_RUNS += [FlagRun(script, name, argv, check) for script, name, argv, check in MESH_SIZE_FLAG_RUNS]
 
 
 @pytest.mark.parametrize("flag_run", [r for r in FLAG_RUNS if r.name != "sigint"], ids=lambda r: r.id)

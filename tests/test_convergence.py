@@ -216,6 +216,7 @@ BAD_INPUT = [
     (A + ["--auto-steps"], ("--auto-steps: set by convergence.py",)),
     (A + ["--auto"], ("--auto-steps: set by convergence.py",)),  # the case's parser would expand it
     (D + ["--meshes", "reference", "8x16", "--mesh", "x.msh"], ("--mesh: set by convergence.py",)),
+    (D + ["--meshes", "reference", "8x16", "--nx", "4", "--ny", "8"], ("--nx: set by convergence.py",)),
     (D + ["--meshes", "reference", "7x16"], ("--meshes 7x16", "even")),
     (D + ["--meshes", "reference", "fine"], ("--meshes: 'fine'",)),
     (D + ["--meshes", "8x16", "8x16"], ("--meshes: 8x16 is given twice",)),

@@ -484,7 +484,10 @@ def test_kinetic_energy_peaks_close_to_code_aster(name, request):
 
 def test_readme_numbers_of_modeling_a(run_a):
     """Regression values: the numbers the README states for modeling A ("Modeling A against Code_Aster's
-    own values"), as printed there, re-derived from the histories."""
+    own values"), as printed there, re-derived from the histories. The peaks after 0.22 s and 0.28 s
+    are not pinned: they move by percents with the rounding of the arithmetic (README: a tilt 2e-16
+    larger moves the first by 3.7 %), so they are held to Code_Aster's tolerances (the report's
+    checks) and here to the README's bound, at most 11 % from Code_Aster's values."""
     x = Extraction(run_a, CODE_ASTER_END["a"])
     assert f"{x.max('dy_A'):.5e}" == "3.59998e-03"
     assert round(x.max("rn_O", 0.01, 0.05), 2) == 3599.53
@@ -492,10 +495,9 @@ def test_readme_numbers_of_modeling_a(run_a):
     ke, tk = x.ke_peak()
     assert (round(ke, 4), round(tk, 5)) == (7.2918, 0.05441)
     records = code_aster_records("a")
-    # "the peaks after 0.22 s and 0.28 s are 3.0 % and 6.4 % lower than Code_Aster's"
-    for lo, index, stated in ((0.22, 23, 0.030), (0.28, 27, 0.064)):
+    for lo, index in ((0.22, 23), (0.28, 27)):
         aster = records[index]["aster_value"]
-        assert round((aster - x.ke_peak(lo)[0]) / aster, 3) == stated
+        assert abs(aster - x.ke_peak(lo)[0]) / aster <= 0.11
 
 
 def test_d_impacts_follow_the_rigid_body_reference(run_d):

@@ -1,0 +1,259 @@
+"""The Newton system of a phase, on sparsity patterns computed once: the iteration matrix written
+in place, the free dofs gathered by a precomputed map, the contact multipliers' rows added to a
+mixed pattern kept while the contact pairings do not change, and a dense LU for small systems.
+
+Iteration matrix (n_dofs, n_dofs), on the union pattern of M, K and C::
+
+    J = c_M M + diag(w) (c_K K + C diag(c_v))
+
+K = d(f_int + f_damp + f_terms)/du and C = d(f_damp + f_terms)/dv; Newmark/HHT: c_M = 1/(beta dt^2),
+w = 1 + alpha_f (1 on the massless dofs of fem.mass), c_K = 1, c_v = gamma/(beta dt) (1/dt on the
+massless dofs); Moreau-Jean theta: c_M = 1/dt, w = theta, c_K = theta dt, c_v = 1.
+
+Mixed system on the free dofs f and the multipliers lam (n_m of them)::
+
+    [[J_ff, -W G_f^T], [B_f, A]] [dx; dlam] = -[R_f; c]
+
+G the multiplier force rows, B = dC/du and A = dC/dlam (block diagonal) the derivatives of the
+multiplier equations C, W = diag(w) (fem.dynamics.solve_increment). Nothing here builds a sparse
+matrix object per iteration: the matrices are data arrays on fixed patterns; SuperLU is handed one
+CSC matrix per pattern whose data is overwritten.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg as sl
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+#: mixed systems with at most this many unknowns are solved with a dense LU (LAPACK gesv): below it
+#: the dense factorisation costs less than SuperLU's set-up (benchmarks/speed.py)
+DENSE_MAX = 400
+#: below this reciprocal condition number (1-norm, LAPACK gecon) a dense LU is not trusted. The
+#: mixed systems of a sound step have about 1e-15 (the contact rows are scaled by rho ~ 1e12 N/m
+#: against A's ones); a contact equation that is redundant with an imposed dof but for a round-off
+#: angle gives 1e-44 (SDNV105 A's tilt, O1 sticking with its DX imposed)
+RCOND_MIN = 1e-30
+#: distinct mixed patterns (contact pairings) kept per phase
+PATTERN_CACHE = 8
+
+
+def _keys(matrix: sp.spmatrix, n: int) -> np.ndarray:
+    """Row-major keys row * n + col (nnz,) of a CSR matrix's stored entries, in storage order."""
+    matrix = matrix.tocsr()
+    rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
+    return rows * n + matrix.indices.astype(np.int64)
+
+
+class IterationMatrix:
+    """The union pattern of M, K, C (and of the force terms' derivatives met so far) on all dofs,
+    with the gather of its free-free part.
+
+    Attributes: n; keys (nnz,) sorted row-major keys; row, col (nnz,); mass (nnz,) M's data on it;
+    free (n_f,) free dofs; free_slots (nnz_ff,) the entries of J_ff in the union, row-major;
+    free_rows, free_cols (nnz_ff,) their free indices.
+    """
+
+    def __init__(self, model, free: np.ndarray) -> None:
+        self.model, self.n, self.free = model, model.n_dofs, free
+        pattern = model.pattern
+        n = self.n
+        self._pattern_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(pattern.indptr)) * n + pattern.indices
+        self._mass_keys = _keys(model.mass, n)
+        self._mass_damping_keys = _keys(model.mass_damping, n) if model.mass_damping is not None else None
+        self._build(np.zeros(0, dtype=np.int64))
+
+    def _build(self, extra: np.ndarray) -> None:
+        parts = [self._pattern_keys, self._mass_keys, extra]
+        if self._mass_damping_keys is not None:
+            parts.append(self._mass_damping_keys)
+        n = self.n
+        self.keys = np.unique(np.concatenate(parts))
+        self.row, self.col = np.divmod(self.keys, n)
+        self.nnz = self.keys.size
+        self.k_map = np.searchsorted(self.keys, self._pattern_keys)
+        self.mass = np.zeros(self.nnz)
+        self.mass[np.searchsorted(self.keys, self._mass_keys)] = self.model.mass.tocsr().data
+        if self._mass_damping_keys is not None:
+            self.md_map = np.searchsorted(self.keys, self._mass_damping_keys)
+            self.mass_damping = self.model.mass_damping.tocsr().data
+        is_free = np.zeros(n, dtype=bool)
+        is_free[self.free] = True
+        self.index = np.full(n, -1, dtype=np.int64)  # free index of a dof, -1 if imposed
+        self.index[self.free] = np.arange(self.free.size)
+        self.free_slots = np.flatnonzero(is_free[self.row] & is_free[self.col])
+        self.free_rows = self.index[self.row[self.free_slots]]
+        self.free_cols = self.index[self.col[self.free_slots]]
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(self.row, minlength=n))])
+        self.version = getattr(self, "version", -1) + 1
+
+    def _slots(self, matrix: sp.spmatrix) -> np.ndarray:
+        """Union slots of a matrix's stored entries (the pattern grows to hold them if needed)."""
+        keys = _keys(matrix, self.n)
+        slots = np.searchsorted(self.keys, keys)
+        inside = slots < self.nnz
+        if not (inside.all() and np.array_equal(self.keys[slots], keys)):
+            self._build(keys)
+            slots = np.searchsorted(self.keys, keys)
+        return slots
+
+    def data(self, forces, term_tangents, c_m: float, w, c_k: float, c_v) -> np.ndarray:
+        """J's data (nnz,) on the union pattern.
+
+        forces : fem.model.ForceEvaluation (its tangent_data); term_tangents : (d_du, d_dv) sparse
+        or None per force term; c_m, c_k numbers; w, c_v numbers or (n_dofs,) arrays (per row, per
+        column).
+        """
+        K_data, C_data = forces.tangent_data()
+        extra = [(d_du, d_dv) for d_du, d_dv in term_tangents if d_du is not None or d_dv is not None]
+        slots = [(None if d_du is None else self._slots(d_du), None if d_dv is None else self._slots(d_dv))
+                 for d_du, d_dv in extra]
+        K = np.zeros(self.nnz)
+        K[self.k_map] = K_data
+        C = np.zeros(self.nnz)
+        C[self.k_map] = C_data
+        if self._mass_damping_keys is not None:
+            np.add.at(C, self.md_map, self.mass_damping)
+        for (d_du, d_dv), (su, sv) in zip(extra, slots):
+            if su is not None:
+                np.add.at(K, su, d_du.tocsr().data)
+            if sv is not None:
+                np.add.at(C, sv, d_dv.tocsr().data)
+        tangent = (K if c_k == 1.0 else c_k * K) + C * (c_v if np.ndim(c_v) == 0 else c_v[self.col])
+        return c_m * self.mass + (w * tangent if np.ndim(w) == 0 else w[self.row] * tangent)
+
+    def matrix(self, data: np.ndarray) -> sp.csr_matrix:
+        """J (n_dofs, n_dofs) as a CSR matrix (for diagnostics off the hot path)."""
+        return sp.csr_matrix((data, self.col.astype(np.int32), self.indptr), shape=(self.n, self.n))
+
+    def free_matrix(self, data: np.ndarray) -> sp.csc_matrix:
+        """J_ff (n_f, n_f) as a CSC matrix (for diagnostics and systems without multipliers)."""
+        nf = self.free.size
+        return sp.csr_matrix((data[self.free_slots], (self.free_rows, self.free_cols)), shape=(nf, nf)).tocsc()
+
+
+class MixedPattern:
+    """CSC pattern of the mixed system for one set of multiplier-row columns, and where each of
+    its blocks goes. Unknowns: the n_f free dofs, then the n_m multipliers.
+
+    columns : (n_m, k) dofs of the multiplier rows; blocks : ((rows, block size), ...) of A's
+    diagonal blocks, term by term (rows summing to n_m).
+    """
+
+    def __init__(self, matrix: IterationMatrix, columns: np.ndarray, blocks) -> None:
+        nf, nm = matrix.free.size, columns.shape[0]
+        N = nf + nm
+        k = columns.shape[1]
+        fidx = matrix.index[columns]  # (n_m, k), -1 for an imposed dof
+        self.on_free = fidx >= 0
+        r_m = np.repeat(np.arange(nm, dtype=np.int64), k).reshape(nm, k)[self.on_free] + nf
+        c_f = fidx[self.on_free]
+        a_r, a_c, diag = [], [], []
+        start = nf
+        for rows, b in blocks:
+            base = start + b * np.repeat(np.arange(rows // b, dtype=np.int64), b * b)
+            i, j = np.repeat(np.arange(b), b), np.tile(np.arange(b), b)
+            a_r.append(base + np.tile(i, rows // b))
+            a_c.append(base + np.tile(j, rows // b))
+            diag.append(np.tile(i == j, rows // b))
+            start += rows
+        a_r = np.concatenate(a_r) if a_r else np.zeros(0, dtype=np.int64)
+        a_c = np.concatenate(a_c) if a_c else np.zeros(0, dtype=np.int64)
+        rows = np.concatenate([matrix.free_rows, c_f, r_m, a_r])
+        cols = np.concatenate([matrix.free_cols, r_m, c_f, a_c])
+        keys = cols * N + rows  # column-major: CSC
+        unique, self.slot = np.unique(keys, return_inverse=True)
+        self.N, self.nnz = N, unique.size
+        ccol, crow = np.divmod(unique, N)
+        #: (n_m,) slot of each multiplier equation's diagonal entry in A
+        self.a_diagonal = self.slot[rows.size - a_r.size:][np.concatenate(diag)] if diag else np.zeros(0, dtype=int)
+        self.zero_free = ccol < nf  # entries of J_ff and B (columns of the free dofs)
+        self.indices = crow.astype(np.int32)
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(ccol, minlength=N))]).astype(np.int32)
+        self.flat = crow * N + ccol  # row-major position in a dense (N, N) array
+        self.csc = sp.csc_matrix((np.zeros(self.nnz), self.indices, self.indptr), shape=(N, N))
+
+    def dense(self, data: np.ndarray) -> np.ndarray:
+        D = np.zeros(self.N * self.N)
+        D[self.flat] = data
+        return D.reshape(self.N, self.N)
+
+    def sparse(self, data: np.ndarray) -> sp.csc_matrix:
+        """The mixed matrix as a new CSC matrix, the zeros of its J_ff and B blocks not stored (the
+        structure SuperLU's column ordering sees, as when the blocks were sums and products of
+        sparse matrices)."""
+        keep = (data != 0) | ~self.zero_free
+        counts = np.add.reduceat(keep.astype(np.int64), self.indptr[:-1]) if self.nnz else np.zeros(self.N, int)
+        counts[np.diff(self.indptr) == 0] = 0
+        indptr = np.concatenate([[0], np.cumsum(counts)])
+        return sp.csc_matrix((data[keep], self.indices[keep], indptr), shape=(self.N, self.N))
+
+
+class NewtonSystem:
+    """Iteration matrix and mixed-system solves of one phase (one set of free dofs)."""
+
+    def __init__(self, model, free: np.ndarray) -> None:
+        self.matrix = IterationMatrix(model, free)
+        self._patterns: dict = {}
+
+    def _pattern(self, columns: np.ndarray, blocks) -> MixedPattern:
+        key = (self.matrix.version, columns.shape, blocks, columns.tobytes())
+        pattern = self._patterns.get(key)
+        if pattern is None:
+            if len(self._patterns) >= PATTERN_CACHE:
+                self._patterns.pop(next(iter(self._patterns)))
+            pattern = self._patterns[key] = MixedPattern(self.matrix, columns, blocks)
+        return pattern
+
+    def assemble(self, J: np.ndarray, lins, force_weight):
+        """The mixed system for J's data (nnz,) and the multiplier terms' linearisations ``lins``
+        (fem.dynamics.MultiplierLinearization): (pattern, CSC data, columns (n_m, k), B values
+        (n_m, k), A's diagonal blocks' row sums of |A| (n_m,)). Without multipliers: J_ff alone."""
+        m = self.matrix
+        k = max([lin.force_rows.columns.shape[1] for lin in lins], default=1)
+
+        def padded(arrays, columns: bool):
+            out = [np.concatenate([a, np.repeat(a[:, :1], k - a.shape[1], axis=1) if columns
+                                   else np.zeros((a.shape[0], k - a.shape[1]))], axis=1)
+                   if a.shape[1] < k else a for a in arrays]
+            return np.concatenate(out) if out else np.zeros((0, k), dtype=np.int64 if columns else float)
+
+        columns = padded([lin.force_rows.columns for lin in lins], True)
+        G = padded([lin.force_rows.values for lin in lins], False)
+        B = padded([lin.d_du.values for lin in lins], False)
+        blocks = tuple((lin.d_dlam.shape[0] * lin.d_dlam.shape[1], lin.d_dlam.shape[1]) for lin in lins)
+        A = np.concatenate([lin.d_dlam.ravel() for lin in lins]) if lins else np.zeros(0)
+        A_rows = (np.concatenate([np.abs(lin.d_dlam).sum(axis=2).ravel() for lin in lins]) if lins
+                  else np.zeros(0))
+        pattern = self._pattern(columns, blocks)
+        if np.ndim(force_weight) == 0:
+            Gt = -force_weight * G
+        else:
+            Gt = -(np.asarray(force_weight)[columns] * G)
+        values = np.concatenate([J[m.free_slots], Gt[pattern.on_free], B[pattern.on_free], A])
+        data = np.bincount(pattern.slot, weights=values, minlength=pattern.nnz)
+        return pattern, data, columns, B, A_rows
+
+    def solve(self, pattern: MixedPattern, data: np.ndarray, b: np.ndarray):
+        """x with A x = b, A the mixed matrix; None when the factorisation meets a zero pivot or the
+        solution is not finite (the caller diagnoses). A small system whose dense LU is singular to
+        working precision (reciprocal condition number below RCOND_MIN) is handed to SuperLU, as a
+        large one: its threshold pivoting is the reference for such systems (fem.dynamics)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", spla.MatrixRankWarning)
+            warnings.simplefilter("error", sl.LinAlgWarning)
+            try:
+                x = None
+                if pattern.N <= DENSE_MAX:
+                    D = pattern.dense(data)
+                    lu = sl.lu_factor(D, check_finite=False)
+                    rcond = sl.lapack.dgecon(lu[0], np.abs(D).sum(axis=0).max(), norm="1")[0]
+                    if rcond >= RCOND_MIN:
+                        x = sl.lu_solve(lu, b, check_finite=False)
+                if x is None:
+                    x = spla.spsolve(pattern.sparse(data), b)
+            except (np.linalg.LinAlgError, sl.LinAlgWarning, RuntimeError, spla.MatrixRankWarning):
+                return None
+        return x if np.isfinite(x).all() else None

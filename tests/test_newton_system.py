@@ -1,0 +1,128 @@
+"""The Newton system on fixed patterns (fem.newton_system) solves the same equations as the plain
+scipy.sparse formulation it replaced (sums, products, bmat and J[free][:, free] rebuilt at every
+iteration), iteration by iteration, along real runs.
+
+Every mixed system a run solves is rebuilt here the plain way, from the same iteration matrix and
+linearisations, and compared: the matrices entry by entry (the same sums in the same order: equal
+to 1e-13 of the largest entry of their block), the corrections by their backward error on the
+plain system and by the forward bound of the two solvers (_check). The runs cover the HHT weights of
+a redistributed (massless) contact surface, located events, friction in stick and slip, the
+contact equations that are redundant with an imposed dof (SDNV105's tilt, O1 with DX imposed),
+the Moreau-Jean theta path (modeling D) and a force term with its own derivatives (modeling B).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+import fem.dynamics as dynamics
+from fem.newton_system import RCOND_MIN
+
+CASES = Path(__file__).resolve().parents[1] / "cases"
+if str(CASES) not in sys.path:
+    sys.path.insert(0, str(CASES))
+import sdnv105_common as common  # noqa: E402
+
+
+def _plain_system(system, J, lins, trials, c, force_weight):
+    """The mixed matrix and right-hand side built as before fem.newton_system: scipy.sparse
+    products, vstack, block_diag, bmat and fancy indexing."""
+    free = system.matrix.free
+    Jm = system.matrix.matrix(J)
+    if not lins:
+        return Jm[free][:, free].toarray(), c
+    G = sp.vstack([lin.force_rows.tocsr() for lin in lins]).tocsc()
+    B_all = sp.vstack([lin.d_du.tocsr() for lin in lins]).tocsc()
+    B = B_all[:, free]
+    A = sp.block_diag([sp.block_diag(list(lin.d_dlam)) for lin in lins]).tocsr()
+    row_free = abs(B).sum(axis=1).A1
+    redundant = np.flatnonzero((row_free <= 1e-8 * abs(B_all).sum(axis=1).A1) & (abs(A).sum(axis=1).A1 == 0))
+    c = c.copy()
+    if redundant.size:
+        lam_all = np.concatenate([trial.lam for trial in trials])
+        A = A + sp.csr_matrix((np.ones(redundant.size), (redundant, redundant)), shape=A.shape)
+        c[redundant] = lam_all[redundant]
+    Gt = G[:, free].T
+    if np.ndim(force_weight) == 0:
+        Gt = -force_weight * Gt
+    else:
+        Gt = sp.diags(-np.asarray(force_weight)[free]) @ Gt
+    return sp.bmat([[Jm[free][:, free], Gt], [B, A]]).toarray(), c
+
+
+@pytest.fixture
+def compared(monkeypatch):
+    """Wrap fem.dynamics.solve_increment: every call is compared with the plain formulation.
+    Yields the list of (largest matrix mismatch, correction mismatch or None, rcond)."""
+    seen = []
+    solve = dynamics.solve_increment
+
+    def checked(system, J, R_free, lins, trials, c, force_weight, where="Newton correction"):
+        lam0 = [trial.lam.copy() for trial in trials]
+        plain, c_plain = _plain_system(system, J, lins, trials, c, force_weight)
+        pattern, data, *_ = system.assemble(J, lins, force_weight)
+        x = solve(system, J, R_free, lins, trials, c, force_weight, where)
+        nf = R_free.size
+        mixed = pattern.sparse(data).toarray()
+        redundant = np.flatnonzero(np.diag(plain)[nf:] != np.diag(mixed)[nf:])
+        mixed[nf + redundant, nf + redundant] = plain[nf + redundant, nf + redundant]  # the redundancy test's ones
+        worst = 0.0
+        for rows in (slice(0, nf), slice(nf, None)):
+            for cols in (slice(0, nf), slice(nf, None)):
+                scale = np.abs(plain[rows, cols]).max(initial=0.0)
+                if scale:
+                    worst = max(worst, np.abs(plain[rows, cols] - mixed[rows, cols]).max() / scale)
+        rcond = 1.0 / np.linalg.cond(plain, 1)
+        forward = backward = None
+        if np.isfinite(x).all():
+            full = np.concatenate([x] + [trial.lam - l for trial, l in zip(trials, lam0)])
+            b = -np.concatenate([R_free, c_plain])
+            backward = (np.abs(plain @ full - b).max()
+                        / (np.abs(plain).sum(axis=1).max() * np.abs(full).max() + np.abs(b).max()))
+            if rcond >= RCOND_MIN:
+                reference = spla.spsolve(sp.csc_matrix(plain), b)
+                forward = np.abs(full - reference).max() / np.abs(reference).max()
+        seen.append((worst, backward, forward, rcond))
+        return x
+
+    monkeypatch.setattr(dynamics, "solve_increment", checked)
+    yield seen
+
+
+def _check(seen, at_least: int):
+    """Matrices equal to 1e-13; every correction an accurate solution of the plain system (normwise
+    backward error <= 1e-14, LU with partial pivoting gives a small multiple of 1.1e-16); where
+    both solvers are trusted, the two corrections within the forward bound of such a solve,
+    1e-12 / rcond (a kappa * u bound with a margin of 1e4): the tilt's systems have rcond down to
+    2e-20, where SuperLU and LAPACK legitimately differ."""
+    assert len(seen) >= at_least
+    worst = max(w for w, _, _, _ in seen)
+    assert worst <= 1e-13, f"mixed matrices differ by {worst:.2e} of their block's largest entry"
+    backward = [b for _, b, _, _ in seen if b is not None]
+    assert len(backward) >= 0.9 * len(seen)
+    assert max(backward) <= 1e-14, f"backward error {max(backward):.2e}"
+    for _, _, forward, rcond in seen:
+        if forward is not None:
+            assert forward <= 1e-12 / rcond, (forward, rcond)
+
+
+@pytest.mark.parametrize("modeling, flags, at_least", [
+    # self-weight, tilt (O1 sticking with DX imposed: redundant and near-redundant rows), release
+    ("a", ["--t-end", "0.01"], 300),
+    # HHT with a massless contact surface, located landings and releases through the first impact
+    ("a", ["--mass", "redistributed", "--alpha", "-0.1", "--dt", "2e-4", "--dt-fine", "2e-4",
+           "--t-end", "0.06"], 300),
+    # Moreau-Jean theta with velocity-level contact
+    ("d", ["--t-end", "0.06"], 100),
+    # shock springs: a force term with its own d/du and d/dv in the iteration matrix
+    ("b", ["--t-end", "0.01"], 50),
+])
+def test_the_newton_system_solves_the_plain_formulation(compared, tmp_path, modeling, flags, at_least):
+    code = common.run_case(modeling, ["--out", str(tmp_path / "run"), "--no-paraview", "--quiet", *flags])
+    assert code == 0
+    _check(compared, at_least)
