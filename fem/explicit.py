@@ -26,9 +26,10 @@ import scipy.linalg as sla
 import scipy.sparse.linalg as spla
 
 from . import progress
-from .dynamics import Phase, SingularSystemError, State, StepResult, _make_context, term_books
 from .energy import book_step, newmark_dissipation
 from .model import Model
+from .newton import make_context, term_books
+from .phase import Phase, SingularSystemError, State, StepResult
 
 
 def _commit_terms(terms, u, v, t) -> None:
@@ -52,7 +53,7 @@ def central_differences(model: Model, phase: Phase, state: State, terms: Sequenc
     if model.massless_dofs.size:
         raise ValueError(f"phase {phase.name!r}: central differences need a mass on every free dof: use a "
                          "consistent or lumped mass, not a redistributed one (its massless dofs are quasi-static)")
-    ctx = _make_context(model, phase, terms)
+    ctx = make_context(model, phase, terms)
     free, cdofs = ctx.free, ctx.constraints.dofs
     for term in ctx.terms:
         term.set_phase(phase, state.u)
@@ -123,7 +124,7 @@ class ModalBasis:
 def modal_basis(model: Model, phase: Phase, n_modes: int, terms: Sequence = ()) -> ModalBasis:
     """The n_modes lowest modes of (K + linear term stiffness, M) with the phase's constraints
     (Code_Aster CALC_MODES). Linear ForceTerms (springs) contribute their stiffness."""
-    ctx = _make_context(model, phase, terms)
+    ctx = make_context(model, phase, terms)
     free = ctx.free
     if not 1 <= n_modes <= free.size:
         raise ValueError(f"n_modes must lie in 1..{free.size}, got {n_modes}")
@@ -147,7 +148,7 @@ def modal_central_differences(model: Model, phase: Phase, state: State, basis: M
     spring already in the basis) is omega^2 q; ``nonlinear_terms`` (shocks) act on u = Phi q and are
     projected. Initial q, q' are the mass projections of the state's u, v (Code_Aster projects
     the initial conditions the same way)."""
-    ctx = _make_context(model, phase, nonlinear_terms)
+    ctx = make_context(model, phase, nonlinear_terms)
     Phi, w2 = basis.shapes, basis.omega**2
     for term in ctx.terms:
         term.set_phase(phase, state.u)

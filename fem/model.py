@@ -145,7 +145,13 @@ def _relative(u: np.ndarray, s: ElementSet) -> np.ndarray:
 
 def _gradient(u: np.ndarray, s: ElementSet) -> np.ndarray:
     """grad_X u at the quadrature points, (ne, nq, 2, 2), H[..., i, J] = du_i/dX_J."""
-    return np.einsum("eai,eqaJ->eqiJ", _relative(u, s), s.grad)
+    return np.matmul(np.swapaxes(_relative(u, s), 1, 2)[:, None], s.grad)  # sum_a u_ai dN_a/dX_J
+
+
+def _contract(Bw: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """Element vectors sum_q Bw_q^T S_q, (ne, m), of Bw (ne, nq, 3, m) and S (ne, nq, 3)."""
+    ne, nq, k, m = Bw.shape
+    return np.matmul(S.reshape(ne, 1, nq * k), Bw.reshape(ne, nq * k, m))[:, 0, :]
 
 
 def _scatter(dofs: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
@@ -180,7 +186,7 @@ def _strain_operator(F: np.ndarray, grad: np.ndarray) -> np.ndarray:
 def _bt_d_b(Bw: np.ndarray, D: np.ndarray, B: np.ndarray) -> np.ndarray:
     """Element matrices sum_q Bw^T D B, shapes (ne, nq, 3, m) -> (ne, m, m)."""
     ne, nq, _, m = B.shape
-    DB = np.einsum("kl,eqlm->eqkm", D, B)
+    DB = np.matmul(D, B)
     return np.matmul(Bw.reshape(ne, nq * 3, m).transpose(0, 2, 1), DB.reshape(ne, nq * 3, m))
 
 
@@ -188,7 +194,7 @@ def _geometric(S: np.ndarray, grad: np.ndarray, dvol: np.ndarray) -> np.ndarray:
     """Initial-stress matrices delta_ik int grad N_a . S . grad N_b, (ne, 2 nen, 2 nen)."""
     ne, nq, nen, _ = grad.shape
     GSG = np.matmul(np.matmul(grad, S), np.swapaxes(grad, -1, -2))  # (ne, nq, nen, nen), batched
-    Gs = np.einsum("eqab,eq->eab", GSG, dvol)
+    Gs = np.matmul(dvol[:, None, :], GSG.reshape(ne, nq, nen * nen)).reshape(ne, nen, nen)
     K = np.zeros((ne, nen, 2, nen, 2))
     K[:, :, 0, :, 0] = Gs
     K[:, :, 1, :, 1] = Gs
@@ -339,7 +345,8 @@ class Model:
         H = _gradient(u, s)
         if self.kinematics == "total_lagrangian":
             F = H + np.eye(2)
-            E = 0.5 * (H + np.swapaxes(H, -1, -2) + np.einsum("eqkI,eqkJ->eqIJ", H, H))
+            Ht = np.swapaxes(H, -1, -2)
+            E = 0.5 * (H + Ht + np.matmul(Ht, H))
         else:
             F = np.broadcast_to(np.eye(2), H.shape)
             E = 0.5 * (H + np.swapaxes(H, -1, -2))
@@ -363,14 +370,14 @@ class Model:
             S = E @ D.T  # (ne, nq, 3) PK2 (TL) or Cauchy (small strain) [Pa]
             B = _strain_operator(F, s.grad)
             Bw = B * s.dvol[..., None, None]
-            f_int += _scatter(s.dofs, np.einsum("eqkm,eqk->em", Bw, S), n)
+            f_int += _scatter(s.dofs, _contract(Bw, S), n)
             alpha = s.material.rayleigh_stiffness
             S_d = None
             if v is not None and alpha > 0:
                 ve = _relative(v, s).reshape(s.n_elements, -1)
-                E_dot = np.einsum("eqkm,em->eqk", B, ve)  # dE/dt = sym(F^T grad v)
+                E_dot = np.matmul(B, ve[:, None, :, None])[..., 0]  # dE/dt = sym(F^T grad v)
                 S_d = alpha * (E_dot @ D.T)
-                f_damp += _scatter(s.dofs, np.einsum("eqkm,eqk->em", Bw, S_d), n)
+                f_damp += _scatter(s.dofs, _contract(Bw, S_d), n)
             parts.append((s, B, Bw, S, S_d))
         if self.mass_damping is not None and v is not None:
             f_damp += self.mass_damping @ v

@@ -9,14 +9,14 @@ F = f_ext - f_int - f_damp - f_terms are the smooth forces; lam are the multipli
 forces over the step (impulse / dt), from velocity-level contact laws (contact.impacts); they are
 not theta-weighted: an impulse belongs to the whole step. Newton on v1 with the tangent
 dR/dv1 = M / dt + theta (theta dt K + C) (fem.newton_system); the multiplier equations and their solve are those of
-the Newmark path (fem.dynamics.solve_increment). Imposed displacements fix the velocity of their
+the Newmark path (fem.newton.solve_increment). Imposed displacements fix the velocity of their
 dofs through the u1 formula. Reaction and statistics bookkeeping as for Newmark; energy books as
 in fem.energy: the works of the smooth forces by the trapezoidal rule, the contact laws' work
 from their mean forces over the step and the gap and slip changes, and the scheme's dissipation
 (theta - 1/2)([v].M[v] - [u].[F]) from its own identity (zero for theta = 1/2).
 
 The phase's scheme must be :class:`fem.schemes.Theta`; :func:`fem.dynamics.integrate` dispatches
-here.
+here; both steps share fem.newton.
 """
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from . import progress
-from .dynamics import (Phase, State, StepResult, _evaluate, _multiplier_forces, _NewtonFailure,
-                       _oscillating_nodes, _residuals, _residual_scale, _step_with_subdivision, newton_converged,
-                       solve_increment, start_phase, term_books)
+from .newton import (NewtonFailure, evaluate_forces, multiplier_forces, newton_converged, oscillating_nodes,
+                     residual_scale, residuals, solve_increment, start_phase, step_with_subdivision, term_books)
+from .phase import Phase, State, StepResult
 from .energy import book_step, theta_dissipation
 from .model import Model
 
@@ -46,23 +46,23 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
     v[cdofs] = (ctx.constraints.at(t1) - u0[cdofs] - dt * (1 - theta) * v0[cdofs]) / (dt * theta)
     f_ext = ctx.loads.at(t1)
     trials = [term.begin_step(u0) for term in ctx.multipliers]
-    momentum_rate = _residual_scale(M @ v0) / dt  # free-flight scale, per step
+    momentum_rate = residual_scale(M @ v0) / dt  # free-flight scale, per step
     it = 0
     while True:
         u = u0 + dt * ((1 - theta) * v0 + theta * v)
-        forces, f_terms, tangents, each = _evaluate(ctx, u, v, t1, tangent=True)
-        lins, changed, f_mult, each_mult = _multiplier_forces(ctx, trials, u, v, update=True)
+        forces, f_terms, tangents, each = evaluate_forces(ctx, u, v, t1, tangent=True)
+        lins, changed, f_mult, each_mult = multiplier_forces(ctx, trials, u, v, update=True)
         F1 = f_ext - forces.internal - forces.damping - f_terms
         Mdv = M @ (v - v0) / dt
         R = Mdv - (1 - theta) * F0 - theta * F1 + f_mult
-        R_free, c, res, res_c = _residuals(R, free, lins, it)
-        scale = _residual_scale(f_ext, R[cdofs], forces.internal, forces.damping, f_terms, f_mult, Mdv)
+        R_free, c, res, res_c = residuals(R, free, lins, it)
+        scale = residual_scale(f_ext, R[cdofs], forces.internal, forces.damping, f_terms, f_mult, Mdv)
         if newton_converged(ctx, max(res, res_c), scale, not any(ch.size for ch in changed), it, momentum_rate):
             break
-        oscillating = _oscillating_nodes(ctx, trials)
+        oscillating = oscillating_nodes(ctx, trials)
         if it >= settings.max_iterations or oscillating:
             detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""
-            raise _NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
+            raise NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
         J = ctx.system.matrix.data(forces, tangents, 1.0 / dt, theta, theta * dt, 1.0)
         dv = solve_increment(ctx.system, J, R_free, lins, trials, c, 1.0,
                              f"phase {ctx.phase.name!r}, step ending at t = {t1:.9g} s")
@@ -102,6 +102,6 @@ def integrate_theta(model: Model, phase: Phase, state: State, terms: Sequence = 
         return (*_theta_step(c, s, t, theta), 1)
 
     for k, t1 in enumerate(times):
-        state, it, n = _step_with_subdivision(ctx, state, float(t1), step=step)
+        state, it, n = step_with_subdivision(ctx, state, float(t1), step)
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
         yield from progress.deliver(StepResult(phase.name, state, it, n, archived), phase.name, state.t)

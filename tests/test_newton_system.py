@@ -21,6 +21,8 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 import fem.dynamics as dynamics
+import fem.theta as theta
+from fem.newton import redundant_equations
 from fem.newton_system import RCOND_MIN
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
@@ -40,8 +42,13 @@ def _plain_system(system, J, lins, trials, c, force_weight):
     B_all = sp.vstack([lin.d_du.tocsr() for lin in lins]).tocsc()
     B = B_all[:, free]
     A = sp.block_diag([sp.block_diag(list(lin.d_dlam)) for lin in lins]).tocsr()
-    row_free = abs(B).sum(axis=1).A1
-    redundant = np.flatnonzero((row_free <= 1e-8 * abs(B_all).sum(axis=1).A1) & (abs(A).sum(axis=1).A1 == 0))
+    # the redundancy rule is the equations' (fem.newton.redundant_equations), not the linear algebra's
+    values = [lin.d_du.values for lin in lins]
+    columns = np.concatenate([lin.d_du.columns for lin in lins])
+    on_free = np.isin(columns, free)
+    blocks = [(lin.d_dlam.shape[0] * lin.d_dlam.shape[1], lin.d_dlam.shape[1]) for lin in lins]
+    redundant = np.flatnonzero(redundant_equations(np.concatenate(values), columns, on_free, blocks)
+                               & (abs(A).sum(axis=1).A1 == 0))
     c = c.copy()
     if redundant.size:
         lam_all = np.concatenate([trial.lam for trial in trials])
@@ -57,7 +64,7 @@ def _plain_system(system, J, lins, trials, c, force_weight):
 
 @pytest.fixture
 def compared(monkeypatch):
-    """Wrap fem.dynamics.solve_increment: every call is compared with the plain formulation.
+    """Wrap fem.newton.solve_increment where the steps call it: every call is compared with the plain formulation.
     Yields the list of (largest matrix mismatch, correction mismatch or None, rcond)."""
     seen = []
     solve = dynamics.solve_increment
@@ -90,7 +97,8 @@ def compared(monkeypatch):
         seen.append((worst, backward, forward, rcond))
         return x
 
-    monkeypatch.setattr(dynamics, "solve_increment", checked)
+    monkeypatch.setattr(dynamics, "solve_increment", checked)  # the Newmark/HHT step
+    monkeypatch.setattr(theta, "solve_increment", checked)  # the theta step
     yield seen
 
 

@@ -484,20 +484,17 @@ def test_kinetic_energy_peaks_close_to_code_aster(name, request):
 
 def test_readme_numbers_of_modeling_a(run_a):
     """Regression values: the numbers the README states for modeling A ("Modeling A against Code_Aster's
-    own values"), as printed there, re-derived from the histories. The peaks after 0.22 s and 0.28 s
-    are not pinned: they move by percents with the rounding of the arithmetic (README: a tilt 2e-16
-    larger moves the first by 3.7 %), so they are held to Code_Aster's tolerances (the report's
-    checks) and here to the README's bound, at most 11 % from Code_Aster's values."""
+    own values"), as printed there, re-derived from the histories. Everything up to the second impact
+    is pinned; the later peaks are not: they move by percents with the rounding of the arithmetic
+    (README "Speed": over tilts 4 ulps either side of 0.01 rad, the peak after 0.22 s spans 8.2 %,
+    after 0.28 s 9.5 %), so Code_Aster's own tolerances hold them (test_code_aster_record)."""
     x = Extraction(run_a, CODE_ASTER_END["a"])
     assert f"{x.max('dy_A'):.5e}" == "3.59998e-03"
     assert round(x.max("rn_O", 0.01, 0.05), 2) == 3599.53
     assert round(x.max("rn_A", 0.06, 0.12), 2) == 3597.93
     ke, tk = x.ke_peak()
     assert (round(ke, 4), round(tk, 5)) == (7.2918, 0.05441)
-    records = code_aster_records("a")
-    for lo, index in ((0.22, 23), (0.28, 27)):
-        aster = records[index]["aster_value"]
-        assert abs(aster - x.ke_peak(lo)[0]) / aster <= 0.11
+    assert round(x.ke_peak(0.1)[0], 4) == 4.7239
 
 
 def test_d_impacts_follow_the_rigid_body_reference(run_d):

@@ -70,9 +70,9 @@ def test_the_table_frame_load_is_minus_the_mass_times_the_table_acceleration():
         model = Model(mesh, {"BLOCK": material}, mass=mass, massless=massless)
         phase = Phase("p", 0.0, 0.1, 0.05, Newmark(), inertial=(bm.table_frame_load(history, "x"),),
                       constraints=(ImposedDisplacement("BASE", "y"),))
-        from fem.dynamics import _make_context  # the phase's resolved loads
+        from fem.dynamics import make_context  # the phase's resolved loads
 
-        f = _make_context(model, phase, ()).loads.at(0.15)
+        f = make_context(model, phase, ()).loads.at(0.15)
         assert f[0::2].sum() == pytest.approx(-model.total_mass() * 2.0, rel=1e-12)
         assert np.all(f[1::2] == 0.0)
         if massless:
