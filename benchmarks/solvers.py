@@ -12,8 +12,9 @@ mixed matrix (free dofs + contact multipliers, CSC) and right-hand side are kept
   MMD_AT_PLUS_A (fem.newton_system.ORDERING), MMD_ATA;
 * the dense LU (LAPACK gesv through scipy.linalg.lu_factor / lu_solve), up to 3000 unknowns;
 * pypardiso (Intel MKL PARDISO, unsymmetric real), when it is importable. It is not a dependency:
-  ``pip install pypardiso`` brings MKL, 220 MB, 35 s on this machine; PYTHONPATH may point at such
-  an install.
+  ``pip install pypardiso`` brings MKL, 220 MB, 35 s on this machine (run this script with the
+  python of a virtual environment that has it). A new PyPardisoSolver each time: pypardiso.spsolve
+  keeps the factorisation of a matrix it has seen, which a Newton iteration cannot use.
 
 Every solution is compared with SuperLU COLAMD's (relative max difference). scikit-umfpack has no
 wheel (its build needs SWIG and SuiteSparse from the system) and scikit-sparse's CHOLMOD needs
@@ -24,6 +25,8 @@ with this project's command on a fresh machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import sys
 import tempfile
 import time
@@ -64,7 +67,7 @@ def capture(nx: int, ny: int):
 
     dynamics.solve_increment = keep
     try:
-        with tempfile.TemporaryDirectory() as out:
+        with tempfile.TemporaryDirectory() as out, contextlib.redirect_stderr(io.StringIO()):
             try:
                 common.run_case("a", ["--nx", str(nx), "--ny", str(ny), "--t-end", "0.06", "--no-paraview",
                                       "--quiet", "--force", "--out", out])
@@ -97,7 +100,8 @@ def main(argv=None) -> None:
                for p in ("COLAMD", "MMD_AT_PLUS_A", "MMD_ATA")}
     solvers["dense LU"] = lambda A, b: sl.lu_solve(sl.lu_factor(A.toarray(), check_finite=False), b)
     if pypardiso is not None:
-        solvers["pypardiso"] = lambda A, b: pypardiso.spsolve(A.tocsr(), b)
+        # a new solver each time: pypardiso.spsolve keeps the factorisation of a matrix it has seen
+        solvers["pypardiso"] = lambda A, b: pypardiso.PyPardisoSolver().solve(A.tocsr(), b)
     print(f"| unknowns | nnz | {' | '.join(solvers)} |")
     print("|---|---|" + "---|" * len(solvers))
     for size in args.sizes.split(","):

@@ -20,7 +20,9 @@ and SciPy's sparse LU: the best of --repeat of
 
   (i)  one ``model.forces(u, v, tangent=True)``: internal and damping forces, tangent and damping
        matrices assembled (CSR);
-  (ii) one ``scipy.sparse.linalg.splu(J_ff).solve(b)`` of the iteration matrix at the release's
+  (ii) one factorisation + solve of the iteration matrix with the solver the run uses
+       (fem.newton_system: a dense LU up to DENSE_MAX unknowns, else
+       ``scipy.sparse.linalg.splu(J_ff, permc_spec=ORDERING).solve(b)``) at the release's
        coarse step dt (a, b, c: HHT alpha 0, i.e. Newmark beta = 1/4, gamma = 1/2:
        J = M / (beta dt^2) + K + gamma / (beta dt) C; d: the theta-scheme's
        J = M / dt + theta (theta dt K + C)), restricted to the free dofs of the release phase (every
@@ -48,6 +50,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy
+import scipy.linalg as sl
 import scipy.sparse.linalg as spla
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -55,6 +58,7 @@ sys.path.insert(0, str(ROOT / "cases"))
 import sdnv105_common as common  # noqa: E402
 
 from fem.loads import resolve_constraints  # noqa: E402
+from fem.newton_system import DENSE_MAX, ORDERING  # noqa: E402
 
 
 @dataclass
@@ -162,7 +166,11 @@ def measure_floor(row: Row, folder: Path, repeat: int) -> None:
         J = M / (beta * dt * dt) + K + gamma / (beta * dt) * C
     J_ff = J.tocsr()[free][:, free].tocsc()
     b = rng.standard_normal(free.size)
-    row.solve_ms = _best(lambda: spla.splu(J_ff).solve(b), repeat)
+    if free.size <= DENSE_MAX:  # the solver the run uses (fem.newton_system)
+        dense = J_ff.toarray()
+        row.solve_ms = _best(lambda: sl.lu_solve(sl.lu_factor(dense, check_finite=False), b), repeat)
+    else:
+        row.solve_ms = _best(lambda: spla.splu(J_ff, permc_spec=ORDERING).solve(b), repeat)
 
 
 def parse_sizes(text: str) -> list[tuple[int, int]]:
@@ -261,7 +269,8 @@ def main(argv=None) -> int:
         notes.append("² the run did not exit 0 (its stderr says why); its numbers are those of its summary.json.")
     notes.append(f"Stepping: the time inside the integrators' step generators (summary.json run.stepping_s). "
                  f"Floor: best of {args.repeat} of one model.forces(u, v, tangent=True) and one "
-                 f"splu(J_ff).solve(b) of the release's iteration matrix at its coarse dt on the free dofs, in "
+                 f"factorization + solve of the release's iteration matrix (dense LU up to {DENSE_MAX} unknowns, "
+                 f"else splu with {ORDERING}, as fem.newton_system) at its coarse dt on the free dofs, in "
                  f"this process. Peak RSS: the child's maximum resident set. "
                  f"Total {time.perf_counter() - start:.0f} s.")
     print("\n".join(notes))

@@ -1,4 +1,4 @@
-"""Implicit dynamics: phases, Newton-Raphson, step subdivision, energy bookkeeping.
+"""Implicit dynamics with Newmark/HHT: the step, its contact events located, the phase loop.
 
 One time step reads as named phases: predict, then Newton iterations of
 (assemble residual and tangent, check convergence, solve for the correction), then update and
@@ -16,10 +16,10 @@ Residual at t_{n+1} (HHT weighting alpha_f, see :mod:`fem.schemes`)::
 ``f_terms`` are extra force terms (contact, discrete springs) implementing :class:`ForceTerm`.
 The massless dofs of a redistributed mass (fem.mass) are quasi-static: their rows are g1 = 0 (no
 inertia, no HHT weighting), their velocity [u]/dt.
-Newton convergence follows Code_Aster: RESI_GLOB_RELA, ||R_free||_inf <= rela * ||L||_inf, where
-L gathers the external forces, the support reactions, the internal, damping, term and inertia forces
-(the forces in play, so that a free motion has a scale too); RESI_GLOB_MAXI,
-||R_free||_inf <= maxi [N]. When both are given both must hold.
+
+The phase table's types are in fem.phase, the Newton core this step shares with the theta-method
+(fem.theta) in fem.newton (Code_Aster's convergence test, the correction with the multipliers, the
+step subdivision); this module re-exports their public names.
 """
 from __future__ import annotations
 

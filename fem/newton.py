@@ -113,7 +113,6 @@ def oscillating_nodes(ctx: "PhaseContext", trials) -> list[int]:
     return nodes
 
 
-# ------------------------------------------------------------------------------------ stepping
 @dataclass
 class PhaseContext:
     """Everything a phase resolves once: constraints, loads, free dofs, terms."""

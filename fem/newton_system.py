@@ -28,12 +28,13 @@ import scipy.linalg as sl
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-#: mixed systems with at most this many unknowns are solved with a dense LU (LAPACK gesv): below it
-#: the dense factorisation costs less than SuperLU's set-up (benchmarks/speed.py)
-DENSE_MAX = 400
+#: mixed systems with at most this many unknowns are solved with a dense LU (LAPACK getrf): SDNV105 A's
+#: mixed systems (python benchmarks/solvers.py) take 0.06 / 0.16 / 0.52 / 1.7 ms dense against
+#: 0.08 / 0.33 / 0.48 / 0.8 ms with SuperLU at 50 / 126 / 234 / 408 unknowns
+DENSE_MAX = 200
 #: SuperLU's column ordering for the large systems: the minimum degree of A^T + A fills in less than
-#: COLAMD on these structurally symmetric matrices (a 32 x 64 block, 5329 unknowns: 48 ms against
-#: 65 ms for the factorisation and solve, benchmarks/speed.py)
+#: COLAMD on these structurally symmetric matrices (python benchmarks/solvers.py, factorisation and
+#: solve: 18 against 30 ms at 5330 unknowns, 102 against 211 ms at 20640)
 ORDERING = "MMD_AT_PLUS_A"
 #: below this reciprocal condition number (1-norm, LAPACK gecon) a dense LU is not trusted. The
 #: mixed systems of a sound step have about 1e-15 (the contact rows are scaled by rho ~ 1e12 N/m
@@ -67,7 +68,8 @@ class IterationMatrix:
         self._pattern_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(pattern.indptr)) * n + pattern.indices
         self._mass_keys = _keys(model.mass, n)
         self._mass_damping_keys = _keys(model.mass_damping, n) if model.mass_damping is not None else None
-        self._build(np.zeros(0, dtype=np.int64))
+        self._extra = np.zeros(0, dtype=np.int64)  # entries of the force terms' derivatives met so far
+        self._build(self._extra)
 
     def _build(self, extra: np.ndarray) -> None:
         parts = [self._pattern_keys, self._mass_keys, extra]
@@ -93,49 +95,37 @@ class IterationMatrix:
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(self.row, minlength=n))])
         self.version = getattr(self, "version", -1) + 1
 
-    def _slots(self, matrix: sp.spmatrix) -> np.ndarray:
-        """Union slots of a matrix's stored entries (the pattern grows to hold them if needed)."""
-        keys = _keys(matrix, self.n)
-        slots = np.searchsorted(self.keys, keys)
-        inside = slots < self.nnz
-        if not (inside.all() and np.array_equal(self.keys[slots], keys)):
-            self._build(keys)
-            slots = np.searchsorted(self.keys, keys)
-        return slots
-
     def data(self, forces, term_tangents, c_m: float, w, c_k: float, c_v) -> np.ndarray:
         """J's data (nnz,) on the union pattern.
 
         forces : fem.model.ForceEvaluation (its tangent_data); term_tangents : (d_du, d_dv) sparse
-        or None per force term; c_m, c_k numbers; w, c_v numbers or (n_dofs,) arrays (per row, per
-        column).
+        or None per force term (a term's entries outside the pattern grow it, once: a contact
+        pairing met for the first time); c_m, c_k numbers; w, c_v numbers or (n_dofs,) arrays
+        (per row, per column).
         """
         K_data, C_data = forces.tangent_data()
-        extra = [(d_du, d_dv) for d_du, d_dv in term_tangents if d_du is not None or d_dv is not None]
-        slots = [(None if d_du is None else self._slots(d_du), None if d_dv is None else self._slots(d_dv))
-                 for d_du, d_dv in extra]
+        extra = [(which, matrix.tocsr()) for d_du, d_dv in term_tangents
+                 for which, matrix in (("K", d_du), ("C", d_dv)) if matrix is not None]
+        keys = [_keys(matrix, self.n) for _, matrix in extra]
+        slots = [np.searchsorted(self.keys, k) for k in keys]
+        if not all(np.array_equal(self.keys[np.minimum(at, self.nnz - 1)], k) for at, k in zip(slots, keys)):
+            self._extra = np.concatenate([self._extra, *keys])
+            self._build(self._extra)
+            slots = [np.searchsorted(self.keys, k) for k in keys]
         K = np.zeros(self.nnz)
         K[self.k_map] = K_data
         C = np.zeros(self.nnz)
         C[self.k_map] = C_data
         if self._mass_damping_keys is not None:
             np.add.at(C, self.md_map, self.mass_damping)
-        for (d_du, d_dv), (su, sv) in zip(extra, slots):
-            if su is not None:
-                np.add.at(K, su, d_du.tocsr().data)
-            if sv is not None:
-                np.add.at(C, sv, d_dv.tocsr().data)
+        for (which, matrix), at in zip(extra, slots):
+            np.add.at(K if which == "K" else C, at, matrix.data)
         tangent = (K if c_k == 1.0 else c_k * K) + C * (c_v if np.ndim(c_v) == 0 else c_v[self.col])
         return c_m * self.mass + (w * tangent if np.ndim(w) == 0 else w[self.row] * tangent)
 
     def matrix(self, data: np.ndarray) -> sp.csr_matrix:
         """J (n_dofs, n_dofs) as a CSR matrix (for diagnostics off the hot path)."""
         return sp.csr_matrix((data, self.col.astype(np.int32), self.indptr), shape=(self.n, self.n))
-
-    def free_matrix(self, data: np.ndarray) -> sp.csc_matrix:
-        """J_ff (n_f, n_f) as a CSC matrix (for diagnostics and systems without multipliers)."""
-        nf = self.free.size
-        return sp.csr_matrix((data[self.free_slots], (self.free_rows, self.free_cols)), shape=(nf, nf)).tocsc()
 
 
 class MixedPattern:

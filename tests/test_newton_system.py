@@ -8,7 +8,8 @@ to 1e-13 of the largest entry of their block), the corrections by their backward
 plain system and by the forward bound of the two solvers (_check). The runs cover the HHT weights of
 a redistributed (massless) contact surface, located events, friction in stick and slip, the
 contact equations that are redundant with an imposed dof (SDNV105's tilt, O1 with DX imposed),
-the Moreau-Jean theta path (modeling D) and a force term with its own derivatives (modeling B).
+the Moreau-Jean theta path (modeling D), a force term with its own derivatives (modeling B) and
+a system large enough for the sparse path (an 8 x 16 block).
 """
 from __future__ import annotations
 
@@ -127,6 +128,8 @@ def _check(seen, at_least: int):
            "--t-end", "0.06"], 300),
     # Moreau-Jean theta with velocity-level contact
     ("d", ["--t-end", "0.06"], 100),
+    # a 408-unknown system: SuperLU on the fixed pattern (fem.newton_system.DENSE_MAX)
+    ("a", ["--nx", "8", "--ny", "16", "--t-end", "0.002"], 20),
     # shock springs: a force term with its own d/du and d/dv in the iteration matrix
     ("b", ["--t-end", "0.01"], 50),
 ])
@@ -134,3 +137,36 @@ def test_the_newton_system_solves_the_plain_formulation(compared, tmp_path, mode
     code = common.run_case(modeling, ["--out", str(tmp_path / "run"), "--no-paraview", "--quiet", *flags])
     assert code == 0
     _check(compared, at_least)
+
+
+def test_force_terms_outside_the_pattern_grow_it():
+    """Derivatives of a force term that couple dofs no element couples (a spring between two bodies
+    met for the first time) are added to the iteration matrix's pattern, and kept: J equals
+    c_M M + w (c_K K + C c_v) summed the plain way, at every call, entries of earlier terms included."""
+    from fem.material import ElasticMaterial
+    from fem.model import Model
+    from fem.newton_system import IterationMatrix
+
+    from helpers import GRAPHITE, grid_mesh
+
+    model = Model(grid_mesh(2, 2), {"BLOCK": ElasticMaterial(**GRAPHITE, rayleigh_stiffness=1e-4)})
+    n = model.n_dofs
+    matrix = IterationMatrix(model, np.arange(n))
+    rng = np.random.default_rng(0)
+    u, v = 1e-6 * rng.standard_normal(n), 1e-3 * rng.standard_normal(n)
+    forces = model.evaluate(u, v)
+    plain = model.forces(u, v, tangent=True)
+
+    def spring(i, j, k):  # d_du of a spring k between dofs i and j
+        return sp.csr_matrix(([k, -k, -k, k], ([i, i, j, j], [i, j, i, j])), shape=(n, n))
+
+    far = (0, n - 1)  # opposite corners of the mesh: no element holds both
+    assert not np.isin(far[0] * n + far[1], matrix.keys)
+    tangents = [(spring(*far, 1e9), spring(*far, 1e3))]
+    for step in range(2):
+        J = matrix.data(forces, tangents, 7.0, 1.1, 0.5, 3.0)
+        K = plain.stiffness + tangents[0][0] + (tangents[1][0] if step else 0)
+        C = plain.damping_matrix + tangents[0][1]
+        expected = (7.0 * model.mass + 1.1 * (0.5 * K + 3.0 * C)).toarray()
+        np.testing.assert_allclose(matrix.matrix(J).toarray(), expected, rtol=1e-13, atol=1e-13 * np.abs(expected).max())
+        tangents = [tangents[0], (spring(1, n - 2, 2e9), None)]  # a second pairing; the first stays
