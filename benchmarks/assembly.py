@@ -19,15 +19,7 @@ from helpers import GRAPHITE, grid_mesh  # noqa: E402
 
 from fem.material import ElasticMaterial  # noqa: E402
 from fem.model import Model  # noqa: E402
-
-
-def _best(fn, repeat: int) -> float:
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
+from timing import best_time  # noqa: E402  (benchmarks/, the script's folder)
 
 
 def main(argv=None) -> None:
@@ -50,8 +42,8 @@ def main(argv=None) -> None:
             rng = np.random.default_rng(0)
             u = 1e-6 * rng.standard_normal(model.n_dofs)
             v = 1e-3 * rng.standard_normal(model.n_dofs)
-            t_f = _best(lambda: model.forces(u, v, tangent=False), args.repeat)
-            t_k = _best(lambda: model.forces(u, v, tangent=True), args.repeat)
+            t_f = best_time(lambda: model.forces(u, v, tangent=False), args.repeat)[0]
+            t_k = best_time(lambda: model.forces(u, v, tangent=True), args.repeat)[0]
             print(f"{element:9s} {n_el:7d} {model.n_dofs:8d} {setup:8.3f} {t_f:9.4f} {t_k:9.4f} "
                   f"{1e6 * t_k / n_el:10.2f}")
 

@@ -29,7 +29,6 @@ import contextlib
 import io
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
 
@@ -43,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 import fem.dynamics as dynamics  # noqa: E402
 import sdnv105_common as common  # noqa: E402
+from timing import best_time  # noqa: E402  (benchmarks/, the script's folder)
 
 CAPTURE_AT = 30
 
@@ -78,15 +78,6 @@ def capture(nx: int, ny: int):
     return seen[-1]
 
 
-def best(fn, repeat: int):
-    times, x = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        x = fn()
-        times.append(time.perf_counter() - t0)
-    return 1e3 * min(times), x
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", default="8x16,16x32,32x64,64x128")
@@ -107,7 +98,7 @@ def main(argv=None) -> None:
     for size in args.sizes.split(","):
         nx, ny = map(int, size.split("x"))
         A, b = capture(nx, ny)
-        _, x0 = best(lambda: spla.splu(A, permc_spec="COLAMD").solve(b), 1)
+        _, x0 = best_time(lambda: spla.splu(A, permc_spec="COLAMD").solve(b), 1)
         cells = []
         for name, solve in solvers.items():
             if name == "dense LU" and A.shape[0] > 3000:
@@ -115,8 +106,8 @@ def main(argv=None) -> None:
                 continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                t, x = best(lambda: solve(A, b), args.repeat)
-            cells.append(f"{t:.2f} ms ({np.abs(x - x0).max() / np.abs(x0).max():.0e})")
+                t, x = best_time(lambda: solve(A, b), args.repeat)
+            cells.append(f"{1e3 * t:.2f} ms ({np.abs(x - x0).max() / np.abs(x0).max():.0e})")
         print(f"| {size}: {A.shape[0]} | {A.nnz} | {' | '.join(cells)} |", flush=True)
     print(f"\nBest of {args.repeat}; in parentheses the largest difference from SuperLU COLAMD's solution, relative "
           "to its largest entry.")

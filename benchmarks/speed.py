@@ -59,6 +59,7 @@ import sdnv105_common as common  # noqa: E402
 
 from fem.loads import resolve_constraints  # noqa: E402
 from fem.newton_system import DENSE_MAX, ORDERING  # noqa: E402
+from timing import best_time  # noqa: E402  (benchmarks/, the script's folder)
 
 
 @dataclass
@@ -131,16 +132,6 @@ def run_case(row: Row, folder: Path) -> None:
         row.summary = None
 
 
-def _best(fn, repeat: int) -> float:
-    """Best wall time [ms] of ``repeat`` calls."""
-    best = math.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return 1e3 * best
-
-
 def measure_floor(row: Row, folder: Path, repeat: int) -> None:
     """(i) force + tangent assembly and (ii) factorization + solve of the release's iteration
     matrix on the free dofs, for the row's modeling and mesh (module docstring)."""
@@ -155,7 +146,7 @@ def measure_floor(row: Row, folder: Path, repeat: int) -> None:
     u = 1e-6 * rng.standard_normal(model.n_dofs)
     v = 1e-3 * rng.standard_normal(model.n_dofs)
     row.dofs = model.n_dofs
-    row.assembly_ms = _best(lambda: model.forces(u, v, tangent=True), repeat)
+    row.assembly_ms = 1e3 * best_time(lambda: model.forces(u, v, tangent=True), repeat)[0]
     forces = model.forces(u, v, tangent=True)
     K, C, M, dt = forces.stiffness, forces.damping_matrix, model.mass, config.dt
     if config.spec.contact == "theta":
@@ -168,9 +159,9 @@ def measure_floor(row: Row, folder: Path, repeat: int) -> None:
     b = rng.standard_normal(free.size)
     if free.size <= DENSE_MAX:  # the solver the run uses (fem.newton_system)
         dense = J_ff.toarray()
-        row.solve_ms = _best(lambda: sl.lu_solve(sl.lu_factor(dense, check_finite=False), b), repeat)
+        row.solve_ms = 1e3 * best_time(lambda: sl.lu_solve(sl.lu_factor(dense, check_finite=False), b), repeat)[0]
     else:
-        row.solve_ms = _best(lambda: spla.splu(J_ff, permc_spec=ORDERING).solve(b), repeat)
+        row.solve_ms = 1e3 * best_time(lambda: spla.splu(J_ff, permc_spec=ORDERING).solve(b), repeat)[0]
 
 
 def parse_sizes(text: str) -> list[tuple[int, int]]:

@@ -25,6 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from fem.mesh import Mesh
+from fem.sparsity import SparseRows
 
 
 class ContactError(ValueError):
@@ -75,20 +76,6 @@ class ContactGeometry:
     master: np.ndarray
     xi: np.ndarray
 
-    def _rows(self, direction: np.ndarray, n_dofs: int) -> sp.csr_matrix:
-        ns = self.slave.size
-        rows = [np.repeat(np.arange(ns), 2)]
-        cols = [(2 * self.slave[:, None] + np.arange(2)).ravel()]
-        vals = [direction.ravel()]
-        has_master = self.master[:, 0] >= 0
-        for k, weight in ((0, 1.0 - self.xi), (1, self.xi)):
-            idx = np.flatnonzero(has_master)
-            rows.append(np.repeat(idx, 2))
-            cols.append((2 * self.master[idx, k][:, None] + np.arange(2)).ravel())
-            vals.append((-weight[idx, None] * direction[idx]).ravel())
-        return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                             shape=(ns, n_dofs))
-
     def local_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Dofs (n_s, m) and values (n_s, m) of normal_rows and tangent_rows, node by node (m = 2 on
         a rigid plane: the slave's x, y; m = 6 on master segments: slave, first and second master
@@ -105,11 +92,13 @@ class ContactGeometry:
 
     def normal_rows(self, n_dofs: int) -> sp.csr_matrix:
         """dg/du, (n_s, n_dofs)."""
-        return self._rows(self.normal, n_dofs)
+        dofs, normal, _ = self.local_rows()
+        return SparseRows(dofs, normal, n_dofs).tocsr()
 
     def tangent_rows(self, n_dofs: int) -> sp.csr_matrix:
         """d(ds)/du, (n_s, n_dofs)."""
-        return self._rows(self.tangent, n_dofs)
+        dofs, _, tangent = self.local_rows()
+        return SparseRows(dofs, tangent, n_dofs).tocsr()
 
 
 def _edge_owners(mesh: Mesh, edges: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

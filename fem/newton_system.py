@@ -63,10 +63,10 @@ class IterationMatrix:
 
     def __init__(self, model, free: np.ndarray) -> None:
         self.model, self.n, self.free = model, model.n_dofs, free
-        pattern = model.pattern
-        n = self.n
-        self._pattern_keys = np.repeat(np.arange(n, dtype=np.int64), np.diff(pattern.indptr)) * n + pattern.indices
+        pattern, n = model.pattern, self.n
+        self._pattern_keys = _keys(pattern.matrix(np.zeros(pattern.nnz)), n)
         self._mass_keys = _keys(model.mass, n)
+        self._sources = (model.mass, model.mass_damping)  # the matrices whose data it copied
         self._mass_damping_keys = _keys(model.mass_damping, n) if model.mass_damping is not None else None
         self._extra = np.zeros(0, dtype=np.int64)  # entries of the force terms' derivatives met so far
         self._build(self._extra)
@@ -94,6 +94,10 @@ class IterationMatrix:
         self.free_cols = self.index[self.col[self.free_slots]]
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(self.row, minlength=n))])
         self.version = getattr(self, "version", -1) + 1
+
+    def built_for(self, model) -> bool:
+        """Whether the model still has the mass and damping matrices this pattern copied."""
+        return self._sources[0] is model.mass and self._sources[1] is model.mass_damping
 
     def data(self, forces, term_tangents, c_m: float, w, c_k: float, c_v) -> np.ndarray:
         """J's data (nnz,) on the union pattern.
