@@ -181,31 +181,35 @@ class MultiplierContact:
         self._state: ContactState | None = None
         self._time = np.nan
         self._rows_cache: list = []
+        self._committed: tuple | None = None  # (u, rows) of the last committed state
         self._work = StepWork()
 
     # ------------------------------------------------------------------ kinematic measures
     def rows(self, u: np.ndarray):
         """Geometry and its rows (normal, tangent; :class:`fem.sparsity.SparseRows`) at u. Newton
         evaluates statuses and equations at the same u, and the step's energy needs the geometry at
-        its start: the last ROWS_KEPT results are kept and reused for an equal u."""
-        for cached_u, cached in self._rows_cache:
+        its start: the last committed one and the last ROWS_KEPT results are kept and reused for an
+        equal u."""
+        return self._rows_entry(u)[:3]
+
+    def _rows_entry(self, u: np.ndarray):
+        """(geometry, normal rows, tangent rows, (interleaved rows, slip values)) at u, cached."""
+        for cached_u, cached in ([self._committed] if self._committed else []) + self._rows_cache:
             if cached_u.shape == u.shape and np.array_equal(cached_u, u):
                 return cached
         geo = self.zone.geometry(self.points, u)
         dofs, wn, wt = geo.local_rows()
         n = u.size
-        Gn, Gt = SparseRows(dofs, wn, n), SparseRows(dofs, wt, n)
         # interleaved (normal, tangent) rows, and normal rows in the tangent positions (slip)
         ns, m = wn.shape
-        columns = np.repeat(dofs, 2, axis=0)
         G = np.empty((2 * ns, m))
         G[0::2], G[1::2] = wn, wt
         G_slip = np.zeros((2 * ns, m))
         G_slip[1::2] = wn
-        self._interleaved = (SparseRows(columns, G, n), G_slip)
-        result = (geo, Gn, Gt)
-        self._rows_cache = [(u.copy(), result)] + self._rows_cache[:ROWS_KEPT - 1]
-        return result
+        entry = (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n),
+                 (SparseRows(np.repeat(dofs, 2, axis=0), G, n), G_slip))
+        self._rows_cache = [(u.copy(), entry)] + self._rows_cache[:ROWS_KEPT - 1]
+        return entry
 
     def measures(self, trial: TrialContact, u: np.ndarray, v: np.ndarray):
         """Geometry, the normal measure (gap g [m], +inf when unpaired), the tangential measure
@@ -287,17 +291,20 @@ class MultiplierContact:
             closed = closed | trial.held
         if trial.free is not None:
             closed = closed & ~trial.free
-        over = np.abs(rt_aug) > mu * np.maximum(rn_aug, 0.0) * (1 + 1e-10)
-        f_new = np.sign(rt_aug)
-        # a frictionless "slip" (no direction yet, e.g. after a mu = 0 phase) is decided afresh
-        slipping = (old == SLIP) & (f_old != 0)
-        reverses = (ds * f_old > 0) | (augmented & (f_new != f_old))
-        stays_slip = slipping & ~reverses & (over if augmented else True)
-        new = np.where(~closed, OPEN,
-                       np.where(mu == 0, SLIP,
-                                np.where(slipping, np.where(stays_slip, SLIP, STICK),
-                                         np.where(over, SLIP, STICK))))
-        direction = np.where((new == SLIP) & (mu > 0), np.where(slipping & (new == SLIP), f_old, f_new), 0.0)
+        if mu == 0:
+            new, direction = np.where(closed, SLIP, OPEN), np.zeros(old.size)
+        else:
+            over = np.abs(rt_aug) > mu * np.maximum(rn_aug, 0.0) * (1 + 1e-10)
+            f_new = np.sign(rt_aug)
+            # a frictionless "slip" (no direction yet, e.g. after a mu = 0 phase) is decided afresh
+            slipping = (old == SLIP) & (f_old != 0)
+            reverses = ds * f_old > 0
+            if augmented:
+                stays_slip = slipping & ~(reverses | (f_new != f_old)) & over
+            else:
+                stays_slip = slipping & ~reverses
+            new = np.where(closed, np.where(np.where(slipping, stays_slip, over), SLIP, STICK), OPEN)
+            direction = np.where(new == SLIP, np.where(slipping, f_old, f_new), 0.0)
         changed = np.flatnonzero(new != old)
         trial.status, trial.direction = new, direction
         trial.changes[changed] += 1
@@ -306,7 +313,7 @@ class MultiplierContact:
     def linearize(self, trial: TrialContact, u: np.ndarray, v: np.ndarray) -> MultiplierLinearization:
         geo, gap, ds, (Gn, Gt), row_factor = self.measures(trial, u, v)
         ns = self.zone.size
-        G, G_slip = self._interleaved
+        G, G_slip = self._rows_entry(u)[3]
         rn, rt = trial.lam[0::2], trial.lam[1::2]
         st, f, mu = trial.status, trial.direction, self.friction
         gap = np.where(np.isfinite(gap), gap, 0.0)
@@ -368,7 +375,8 @@ class MultiplierContact:
 
     # ------------------------------------------------------------------ outputs
     def _record(self, u, lam, status, slip) -> None:
-        geo = self.rows(u)[0]
+        self._committed = (u.copy(), self._rows_entry(u))  # the next step's start
+        geo = self._committed[1][0]
         self._state = ContactState(self.nodes.copy(), status.copy(), geo.gap, lam[0::2].copy(), lam[1::2].copy(),
                                    np.asarray(slip, dtype=float).copy(), geo.normal, geo.tangent)
 

@@ -27,6 +27,8 @@ import scipy.sparse as sp
 from fem.mesh import Mesh
 from fem.sparsity import SparseRows
 
+_XY = np.arange(2)
+
 
 class ContactError(ValueError):
     """A contact definition is unusable (bad group, bad orientation, bad parameter)."""
@@ -80,15 +82,12 @@ class ContactGeometry:
         """Dofs (n_s, m) and values (n_s, m) of normal_rows and tangent_rows, node by node (m = 2 on
         a rigid plane: the slave's x, y; m = 6 on master segments: slave, first and second master
         node, x then y)."""
-        s = self.slave
-        xy = np.arange(2)
         if self.master.size == 0 or self.master[0, 0] < 0:
-            return 2 * s[:, None] + xy, self.normal.copy(), self.tangent.copy()
-        dofs = np.concatenate([2 * s[:, None] + xy, 2 * self.master[:, :1] + xy, 2 * self.master[:, 1:] + xy],
-                              axis=1)
-        w = np.stack([np.ones_like(self.xi), -(1.0 - self.xi), -self.xi], axis=1)  # (n_s, 3)
-        return (dofs, (w[:, :, None] * self.normal[:, None, :]).reshape(-1, 6),
-                (w[:, :, None] * self.tangent[:, None, :]).reshape(-1, 6))
+            return 2 * self.slave[:, None] + _XY, self.normal.copy(), self.tangent.copy()
+        nodes = np.column_stack([self.slave, self.master])  # (n_s, 3): slave, first, second master node
+        dofs = (2 * nodes[:, :, None] + _XY).reshape(-1, 6)
+        w = np.column_stack([np.ones_like(self.xi), self.xi - 1.0, -self.xi])[:, :, None]  # (n_s, 3, 1)
+        return dofs, (w * self.normal[:, None, :]).reshape(-1, 6), (w * self.tangent[:, None, :]).reshape(-1, 6)
 
     def normal_rows(self, n_dofs: int) -> sp.csr_matrix:
         """dg/du, (n_s, n_dofs)."""
@@ -171,23 +170,19 @@ class ContactZone:
             return ContactGeometry(self.slave, gap, n, t, np.full((ns, 2), -1), np.zeros(ns))
         a, b = x[self.segments[:, 0]], x[self.segments[:, 1]]  # (n_m, 2)
         d = b - a
-        length2 = np.einsum("mi,mi->m", d, d)
-        rel = xs[:, None, :] - a[None, :, :]  # (n_s, n_m, 2)
-        xi = np.einsum("smi,mi->sm", rel, d) / length2
-        xi_c = np.clip(xi, 0.0, 1.0)
-        dist = np.linalg.norm(rel - xi_c[..., None] * d[None], axis=-1)
-        best = np.argmin(dist, axis=1)
-        rows = np.arange(ns)
-        xi_b = xi[rows, best]
+        length2 = (d * d).sum(axis=1)
+        rel = xs[:, None, :] - a  # (n_s, n_m, 2)
+        xi = (rel * d).sum(axis=2) / length2
+        off = rel - np.clip(xi, 0.0, 1.0)[..., None] * d
+        best = np.argmin(np.sqrt((off * off).sum(axis=2)), axis=1)
+        xi_p = xi[np.arange(ns), best]
         # unclamped projection on the chosen segment; beyond the surface's ends only up to `extension`
-        xi_b = np.where((xi_b < 0) | (xi_b > 1), np.clip(xi_b, -self.extension, 1 + self.extension), xi_b)
+        xi_b = np.clip(xi_p, -self.extension, 1.0 + self.extension)
         db = d[best]
         t = db / np.sqrt(length2[best])[:, None]
         n = np.column_stack([t[:, 1], -t[:, 0]])
-        xm = a[best] + xi_b[:, None] * db
-        gap = np.einsum("si,si->s", xs - xm, n) + self.clearance
-        outside = np.abs(xi[rows, best] - xi_b) > 0  # projection beyond the tolerated extension
-        gap = np.where(outside, np.inf, gap)
+        gap = ((xs - a[best] - xi_b[:, None] * db) * n).sum(axis=1) + self.clearance
+        gap[xi_p != xi_b] = np.inf  # projection beyond the tolerated extension
         return ContactGeometry(self.slave, gap, n, t, self.segments[best], xi_b)
 
 

@@ -28,6 +28,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import scipy.sparse as sp
 
+from . import continuum
 from .elements import ReferenceElement, reference_element
 from .mass import MASS_KINDS, MassTransfer, mass_transfer
 from .material import ElasticMaterial
@@ -136,69 +137,9 @@ def build_element_set(mesh: Mesh, group: str, material: ElasticMaterial, thickne
     )
 
 
-def _relative(u: np.ndarray, s: ElementSet) -> np.ndarray:
-    """Element nodal vectors (ne, nen, 2) relative to the element's first node: a rigid translation
-    then contributes exactly zero to gradients (sum_a grad N_a is only zero to round-off)."""
-    ue = u[s.dofs].reshape(s.n_elements, -1, 2)
-    return ue - ue[:, :1, :]
-
-
-def _gradient(u: np.ndarray, s: ElementSet) -> np.ndarray:
-    """grad_X u at the quadrature points, (ne, nq, 2, 2), H[..., i, J] = du_i/dX_J."""
-    return np.matmul(np.swapaxes(_relative(u, s), 1, 2)[:, None], s.grad)  # sum_a u_ai dN_a/dX_J
-
-
-def _contract(Bw: np.ndarray, S: np.ndarray) -> np.ndarray:
-    """Element vectors sum_q Bw_q^T S_q, (ne, m), of Bw (ne, nq, 3, m) and S (ne, nq, 3)."""
-    ne, nq, k, m = Bw.shape
-    return np.matmul(S.reshape(ne, 1, nq * k), Bw.reshape(ne, nq * k, m))[:, 0, :]
-
-
-def _scatter(dofs: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """Sum element vectors values (ne, m) into a global vector (n,) at dofs (ne, m)."""
-    return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=n)
-
-
-def _voigt(T: np.ndarray) -> np.ndarray:
-    """Symmetric 2x2 tensors (..., 2, 2) -> Voigt (..., 3) with engineering shear."""
-    return np.stack([T[..., 0, 0], T[..., 1, 1], T[..., 0, 1] + T[..., 1, 0]], axis=-1)
-
-
 def _tensor(S: np.ndarray) -> np.ndarray:
     """Voigt stress (..., 3) -> tensor (..., 2, 2)."""
     return np.stack([np.stack([S[..., 0], S[..., 2]], -1), np.stack([S[..., 2], S[..., 1]], -1)], -2)
-
-
-def _strain_operator(F: np.ndarray, grad: np.ndarray) -> np.ndarray:
-    """Voigt operator B (n_el, n_qp, 3, 2 n_en) with delta E = B delta u_e for a given F.
-
-    delta E_IJ = sym(F_iI grad_J N_a) delta u_ai; rows (11, 22, 2*12), columns node-major.
-    """
-    ne, nq, nen, _ = grad.shape
-    B = np.empty((ne, nq, 3, nen, 2))
-    for i in range(2):  # displacement component: loop of length 2, vectorised over everything else
-        B[..., 0, :, i] = F[..., i, 0, None] * grad[..., 0]
-        B[..., 1, :, i] = F[..., i, 1, None] * grad[..., 1]
-        B[..., 2, :, i] = F[..., i, 0, None] * grad[..., 1] + F[..., i, 1, None] * grad[..., 0]
-    return B.reshape(ne, nq, 3, 2 * nen)
-
-
-def _bt_d_b(Bw: np.ndarray, D: np.ndarray, B: np.ndarray) -> np.ndarray:
-    """Element matrices sum_q Bw^T D B, shapes (ne, nq, 3, m) -> (ne, m, m)."""
-    ne, nq, _, m = B.shape
-    DB = np.matmul(D, B)
-    return np.matmul(Bw.reshape(ne, nq * 3, m).transpose(0, 2, 1), DB.reshape(ne, nq * 3, m))
-
-
-def _geometric(S: np.ndarray, grad: np.ndarray, dvol: np.ndarray) -> np.ndarray:
-    """Initial-stress matrices delta_ik int grad N_a . S . grad N_b, (ne, 2 nen, 2 nen)."""
-    ne, nq, nen, _ = grad.shape
-    GSG = np.matmul(np.matmul(grad, S), np.swapaxes(grad, -1, -2))  # (ne, nq, nen, nen), batched
-    Gs = np.matmul(dvol[:, None, :], GSG.reshape(ne, nq, nen * nen)).reshape(ne, nen, nen)
-    K = np.zeros((ne, nen, 2, nen, 2))
-    K[:, :, 0, :, 0] = Gs
-    K[:, :, 1, :, 1] = Gs
-    return K.reshape(ne, 2 * nen, 2 * nen)
 
 
 class Model:
@@ -262,6 +203,10 @@ class Model:
         self.n_dofs = 2 * mesh.n_nodes
         self.sets = tuple(build_element_set(mesh, g, m, self.thickness) for g, m in items)
         self.pattern = SparsityPattern.from_element_dofs(self.n_dofs, [s.dofs for s in self.sets])
+        sizes = np.cumsum([0] + [s.dofs.size * s.dofs.shape[1] for s in self.sets])
+        #: the regions fused by element type (fem.continuum), each with its slots in ``pattern``
+        self.kernels = continuum.fuse(self.sets, [self.pattern.slot[a:b] for a, b in zip(sizes[:-1], sizes[1:])])
+        self._last_evaluation: tuple | None = None  # (u, ForceEvaluation) of the last evaluate
         self.point_mass = np.zeros(mesh.n_nodes)  # (n_nodes,) lumped discrete masses [kg]
         for group, m in point_masses.items():
             self.point_mass[mesh.nodes(group)] += m
@@ -317,7 +262,7 @@ class Model:
         f = (self.point_mass[:, None] * g).ravel()
         for s in self.sets:
             nodal = s.material.density * np.einsum("qa,eq->ea", s.mass_shape, s.mass_dvol)  # (ne, nen) kg
-            f += _scatter(s.dofs, (nodal[..., None] * g).reshape(s.n_elements, -1), self.n_dofs)
+            f += continuum.scatter(s.dofs, (nodal[..., None] * g).reshape(s.n_elements, -1), self.n_dofs)
         return f  # the continuum's body force, also with a redistributed mass (fem.mass)
 
     def total_mass(self, group: str | None = None) -> float:
@@ -339,49 +284,29 @@ class Model:
                 return 0.5 * float(np.einsum("em,emn,en->", ve, m, ve))
         raise MeshError(f"model has no region {group!r}; regions: {[s.group for s in self.sets]}")
 
-    # ----------------------------------------------------------------------------- kinematics
-    def _kinematics(self, s: ElementSet, u: np.ndarray):
-        """Displacement gradient H, deformation gradient F (operator), Green-Lagrange E (Voigt)."""
-        H = _gradient(u, s)
-        if self.kinematics == "total_lagrangian":
-            F = H + np.eye(2)
-            Ht = np.swapaxes(H, -1, -2)
-            E = 0.5 * (H + Ht + np.matmul(Ht, H))
-        else:
-            F = np.broadcast_to(np.eye(2), H.shape)
-            E = 0.5 * (H + np.swapaxes(H, -1, -2))
-        return H, F, _voigt(E)
-
+    # ----------------------------------------------------------------------------- forces
     def evaluate(self, u: np.ndarray, v: np.ndarray | None = None) -> "ForceEvaluation":
-        """Internal and damping forces at (u, v), their derivatives on demand
-        (:meth:`ForceEvaluation.tangent_data`, from the same kinematics, not computed again).
+        """Internal and damping forces at (u, v), their derivatives and the strain energy on demand
+        (:class:`ForceEvaluation`, from the same kinematics, not computed again; fem.continuum).
 
         Parameters
         ----------
         u, v : (n_dofs,) displacement [m] and velocity [m/s] (v = None: no damping force).
         """
         n = self.n_dofs
-        f_int = np.zeros(n)
-        f_damp = np.zeros(n)
-        parts = []
-        for s in self.sets:
-            _, F, E = self._kinematics(s, u)
-            D = s.hooke
-            S = E @ D.T  # (ne, nq, 3) PK2 (TL) or Cauchy (small strain) [Pa]
-            B = _strain_operator(F, s.grad)
-            Bw = B * s.dvol[..., None, None]
-            f_int += _scatter(s.dofs, _contract(Bw, S), n)
-            alpha = s.material.rayleigh_stiffness
-            S_d = None
-            if v is not None and alpha > 0:
-                ve = _relative(v, s).reshape(s.n_elements, -1)
-                E_dot = np.matmul(B, ve[:, None, :, None])[..., 0]  # dE/dt = sym(F^T grad v)
-                S_d = alpha * (E_dot @ D.T)
-                f_damp += _scatter(s.dofs, _contract(Bw, S_d), n)
-            parts.append((s, B, Bw, S, S_d))
+        large = self.kinematics == "total_lagrangian"
+        f_int, f_damp, states = np.zeros(n), np.zeros(n), []
+        for k in self.kernels:
+            fi, fd, state = continuum.evaluate(k, u, v, large)
+            f_int += continuum.scatter(k.dofs, fi, n)
+            if fd is not None:
+                f_damp += continuum.scatter(k.dofs, fd, n)
+            states.append(state)
         if self.mass_damping is not None and v is not None:
             f_damp += self.mass_damping @ v
-        return ForceEvaluation(self, u, v, f_int, f_damp, parts)
+        evaluation = ForceEvaluation(self, u, v, f_int, f_damp, states)
+        self._last_evaluation = (u.copy(), evaluation)
+        return evaluation
 
     def forces(self, u: np.ndarray, v: np.ndarray | None = None, tangent: bool = True) -> InternalForces:
         """Internal force, damping force and (optionally) their derivatives at (u, v).
@@ -407,13 +332,13 @@ class Model:
         return self.forces(u, None, tangent=True).stiffness
 
     def strain_energy(self, u: np.ndarray) -> float:
-        """Stored elastic energy [J]: sum over regions of int 1/2 S : E dV0."""
-        total = 0.0
-        for s in self.sets:
-            _, _, E = self._kinematics(s, u)
-            S = E @ s.hooke.T
-            total += 0.5 * float(np.einsum("eqk,eqk,eq->", S, E, s.dvol))
-        return total
+        """Stored elastic energy [J]: sum over regions of int 1/2 S : E dV0 (from the last
+        evaluation when it was at this u: a step's books reuse its convergence check's)."""
+        if self._last_evaluation is not None:
+            at, last = self._last_evaluation
+            if at.shape == u.shape and np.array_equal(at, u):
+                return last.strain_energy()
+        return self.evaluate(u).strain_energy()
 
     def cell_stresses(self, u: np.ndarray) -> dict[str, dict[str, np.ndarray]]:
         """Cell-averaged stresses per region: ``{"pk2": {group: (ne, 3)}, "cauchy": {group: (ne, 3)}}``
@@ -421,8 +346,16 @@ class Model:
         small strain."""
         pk2, cauchy = {}, {}
         for s in self.sets:
-            _, F, E = self._kinematics(s, u)
-            S = E @ s.hooke.T
+            ue = u[s.dofs].reshape(s.n_elements, -1, 2)
+            H = np.einsum("eai,eqaJ->eqiJ", ue - ue[:, :1], s.grad)  # du_i/dX_J
+            Ht = np.swapaxes(H, -1, -2)
+            if self.kinematics == "total_lagrangian":
+                F = H + np.eye(2)
+                E = 0.5 * (H + Ht + np.matmul(Ht, H))
+            else:
+                F = np.broadcast_to(np.eye(2), H.shape)
+                E = 0.5 * (H + Ht)
+            S = np.stack([E[..., 0, 0], E[..., 1, 1], 2.0 * E[..., 0, 1]], axis=-1) @ s.hooke.T
             St = _tensor(S)
             detF = F[..., 0, 0] * F[..., 1, 1] - F[..., 0, 1] * F[..., 1, 0]
             sig = np.einsum("eqiI,eqIJ,eqjJ->eqij", F, St, F) / detF[..., None, None]
@@ -440,10 +373,10 @@ class ForceEvaluation:
     mass-proportional damping, ``model.mass_damping``, is not in them).
     """
 
-    def __init__(self, model: "Model", u, v, internal: np.ndarray, damping: np.ndarray, parts) -> None:
+    def __init__(self, model: "Model", u, v, internal: np.ndarray, damping: np.ndarray, states) -> None:
         self.model, self.u, self.v = model, u, v
         self.internal, self.damping = internal, damping
-        self._parts = parts
+        self._states = states
         self._tangent = None
 
     def tangent_data(self) -> tuple[np.ndarray, np.ndarray]:
@@ -451,23 +384,19 @@ class ForceEvaluation:
         derivative of the stiffness-proportional damping force in u), and alpha K_material."""
         if self._tangent is None:
             model = self.model
-            tl = model.kinematics == "total_lagrangian"
-            K_blocks, C_blocks = [], []
-            for s, B, Bw, S, S_d in self._parts:
-                alpha = s.material.rayleigh_stiffness
-                K_mat = _bt_d_b(Bw, s.hooke, B)
-                K = K_mat.copy()
-                if tl:
-                    S_total = S if S_d is None else S + S_d
-                    K += _geometric(_tensor(S_total), s.grad, s.dvol)
-                    if S_d is not None:
-                        # d/du of sym(F^T grad v): the strain operator with F replaced by grad v
-                        Hv = _gradient(self.v, s)
-                        K += alpha * _bt_d_b(Bw, s.hooke, _strain_operator(Hv, s.grad))
-                K_blocks.append(K)
-                C_blocks.append(alpha * K_mat)
-            self._tangent = (model.pattern.assemble_data(K_blocks), model.pattern.assemble_data(C_blocks))
+            nnz = model.pattern.nnz
+            K_data, C_data = np.zeros(nnz), np.zeros(nnz)
+            for k, state in zip(model.kernels, self._states):
+                K, C = continuum.tangent(k, state)
+                K_data += np.bincount(k.slot, weights=K.ravel(), minlength=nnz)
+                if C is not None:
+                    C_data += np.bincount(k.slot, weights=C.ravel(), minlength=nnz)
+            self._tangent = (K_data, C_data)
         return self._tangent
+
+    def strain_energy(self) -> float:
+        """Stored elastic energy at this state [J]."""
+        return sum(continuum.strain_energy(k, state) for k, state in zip(self.model.kernels, self._states))
 
 
 def _voigt_stress(T: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ from scipy.sparse.csgraph import connected_components
 
 from .energy import StepWork, trapezoid
 from .loads import ResolvedConstraints, ResolvedLoads, resolve_constraints, resolve_loads
+from .memory import keep_freed_memory
 from .model import Model
 from .newton_system import NewtonSystem
 from .phase import (ConvergenceError, ForceTerm, MultiplierTerm, Phase, SingularSystemError, State,
@@ -222,7 +223,8 @@ def term_books(ctx: PhaseContext, term_forces0, term_forces1, du: np.ndarray) ->
 
 
 def residual_scale(*vectors: np.ndarray) -> float:
-    return max(float(np.max(np.abs(v))) if v.size else 0.0 for v in vectors)
+    """Largest |entry| of the vectors (0 when all are empty)."""
+    return max((float(np.abs(v).max()) for v in vectors if v.size), default=0.0)
 
 
 def residuals(R: np.ndarray, free: np.ndarray, lins, iteration: int):
@@ -230,8 +232,8 @@ def residuals(R: np.ndarray, free: np.ndarray, lins, iteration: int):
     NewtonFailure on a non-finite residual."""
     R_free = R[free]
     c = np.concatenate([lin.residual for lin in lins]) if lins else np.zeros(0)
-    res = float(np.max(np.abs(R_free))) if R_free.size else 0.0
-    res_c = float(np.max(np.abs(c))) if c.size else 0.0
+    res = float(np.abs(R_free).max()) if R_free.size else 0.0
+    res_c = float(np.abs(c).max()) if c.size else 0.0
     if not np.isfinite(res + res_c):
         raise NewtonFailure(res, int(free[0]) if free.size else 0, iteration)
     return R_free, c, res, res_c
@@ -282,6 +284,7 @@ def newton_converged(ctx: "PhaseContext", worst: float, scale: float, settled: b
 def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceTerm] = ()):
     """Resolve a phase and complete ``state`` for it (forces at t_start; acceleration from
     equilibrium M a = f_ext - f_int - f_damp - f_terms on free dofs if unknown)."""
+    keep_freed_memory()  # fem.memory: no page faults on the steps' temporaries
     ctx = make_context(model, phase, terms)
     ctx.restarted = state.f_int is None
     t0 = state.t
@@ -364,18 +367,19 @@ def redundant_equations(B: np.ndarray, columns: np.ndarray, on_free: np.ndarray,
     singular to working precision (reciprocal condition 1e-44), not merely an equation on imposed
     dofs alone."""
     free_part = np.where(on_free, B, 0.0)
-    own = np.linalg.norm(free_part, axis=1)
+    own = np.sqrt((free_part * free_part).sum(axis=1))
     start = 0
     for rows, size in blocks:
         if size == 2 and rows:
             Fn, Ft = free_part[start:start + rows:2], free_part[start + 1:start + rows:2]
-            same = np.all(columns[start:start + rows:2] == columns[start + 1:start + rows:2], axis=1)
-            nn = np.einsum("sk,sk->s", Fn, Fn)
-            along = np.where(nn > 0, np.einsum("sk,sk->s", Fn, Ft) / np.where(nn > 0, nn, 1.0), 0.0)
-            rest = np.linalg.norm(Ft - along[:, None] * Fn, axis=1)
-            own[start + 1:start + rows:2] = np.where(same, rest, own[start + 1:start + rows:2])
+            same = (columns[start:start + rows:2] == columns[start + 1:start + rows:2]).all(axis=1)
+            nn = (Fn * Fn).sum(axis=1)
+            along = np.where(nn > 0, (Fn * Ft).sum(axis=1) / np.where(nn > 0, nn, 1.0), 0.0)
+            rest = Ft - along[:, None] * Fn
+            own[start + 1:start + rows:2] = np.where(same, np.sqrt((rest * rest).sum(axis=1)),
+                                                     own[start + 1:start + rows:2])
         start += rows
-    return own <= REDUNDANT * np.linalg.norm(B, axis=1)
+    return own <= REDUNDANT * np.sqrt((B * B).sum(axis=1))
 
 
 def solve_increment(system: NewtonSystem, J: np.ndarray, R_free: np.ndarray, lins, trials, c: np.ndarray,
@@ -390,9 +394,10 @@ def solve_increment(system: NewtonSystem, J: np.ndarray, R_free: np.ndarray, lin
     imposed, is redundant with the support: its multiplier is set to zero.
     """
     pattern, data, columns, B, A_rows = system.assemble(J, lins, force_weight)
-    if lins:
+    kinematic = A_rows == 0  # equations on the displacements alone (a closed normal, a stick)
+    if lins and kinematic.any():
         blocks = [(lin.d_dlam.shape[0] * lin.d_dlam.shape[1], lin.d_dlam.shape[1]) for lin in lins]
-        redundant = np.flatnonzero(redundant_equations(B, columns, pattern.on_free, blocks) & (A_rows == 0))
+        redundant = np.flatnonzero(redundant_equations(B, columns, pattern.on_free, blocks) & kinematic)
         if redundant.size:
             lam_all = np.concatenate([trial.lam for trial in trials])
             data[pattern.a_diagonal[redundant]] += 1.0

@@ -28,6 +28,8 @@ import scipy.linalg as sl
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+_GETRF, _GETRS, _GECON = sl.lapack.get_lapack_funcs(("getrf", "getrs", "gecon"), (np.zeros(1),))
+
 #: mixed systems with at most this many unknowns are solved with a dense LU (LAPACK getrf): SDNV105 A's
 #: mixed systems (python benchmarks/solvers.py) take 0.06 / 0.16 / 0.52 / 1.7 ms dense against
 #: 0.08 / 0.33 / 0.48 / 0.8 ms with SuperLU at 50 / 126 / 234 / 408 unknowns
@@ -170,13 +172,14 @@ class MixedPattern:
         self.zero_free = ccol < nf  # entries of J_ff and B (columns of the free dofs)
         self.indices = crow.astype(np.int32)
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(ccol, minlength=N))]).astype(np.int32)
-        self.flat = crow * N + ccol  # row-major position in a dense (N, N) array
+        self.flat = ccol * N + crow  # column-major (Fortran) position in a dense (N, N) array
         self.csc = sp.csc_matrix((np.zeros(self.nnz), self.indices, self.indptr), shape=(N, N))
 
     def dense(self, data: np.ndarray) -> np.ndarray:
+        """The mixed matrix as a dense (N, N) array in Fortran order (LAPACK's, no copy)."""
         D = np.zeros(self.N * self.N)
         D[self.flat] = data
-        return D.reshape(self.N, self.N)
+        return D.reshape(self.N, self.N, order="F")
 
     def sparse(self, data: np.ndarray) -> sp.csc_matrix:
         """The mixed matrix as a new CSC matrix, the zeros of its J_ff and B blocks not stored (the
@@ -240,20 +243,23 @@ class NewtonSystem:
         is singular to working precision (reciprocal condition number below RCOND_MIN): then, as
         before this module, SuperLU on the structure of the nonzeros, whose threshold pivoting
         is the reference for such systems. Beyond, SuperLU on the fixed pattern (ORDERING)."""
+        if pattern.N <= DENSE_MAX:
+            D = pattern.dense(data)
+            norm1 = np.abs(D).sum(axis=0).max()
+            lu, piv, info = _GETRF(D, overwrite_a=True)
+            if info < 0 or not np.isfinite(norm1):
+                return None
+            if info == 0 and _GECON(lu, norm1, norm="1")[0] >= RCOND_MIN:
+                x = _GETRS(lu, piv, b)[0]
+                return x if np.isfinite(x).all() else None
         with warnings.catch_warnings():
             warnings.simplefilter("error", spla.MatrixRankWarning)
-            warnings.simplefilter("error", sl.LinAlgWarning)
             try:
                 if pattern.N > DENSE_MAX:
                     pattern.csc.data = data
                     x = spla.splu(pattern.csc, permc_spec=ORDERING).solve(b)
-                else:
-                    D = pattern.dense(data)
-                    lu = sl.lu_factor(D, check_finite=False)
-                    if sl.lapack.dgecon(lu[0], np.abs(D).sum(axis=0).max(), norm="1")[0] >= RCOND_MIN:
-                        x = sl.lu_solve(lu, b, check_finite=False)
-                    else:
-                        x = spla.spsolve(pattern.sparse(data), b)
-            except (np.linalg.LinAlgError, sl.LinAlgWarning, RuntimeError, spla.MatrixRankWarning):
+                else:  # singular to working precision: SuperLU's threshold pivoting decides
+                    x = spla.spsolve(pattern.sparse(data), b)
+            except (np.linalg.LinAlgError, RuntimeError, spla.MatrixRankWarning):
                 return None
         return x if np.isfinite(x).all() else None
