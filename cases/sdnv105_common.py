@@ -111,6 +111,8 @@ CONTACT_EVENTS = {
 # at the end of the tilt than this fraction of the rigid block's potential-energy drop to its first
 # impact stops there (the release would start from another state than the one its references assume)
 TILT_STRAIN_LIMIT = 0.01
+#: largest --round-off (the ensemble has 2K + 1 runs)
+ROUND_OFF_MAX = 16
 # A completed run whose energy books miss by more than this fraction of the potential-energy drop
 # (energy_balance's relative_error) exits with fem.run.EXIT_FAILED
 ENERGY_LIMIT = 0.01
@@ -223,6 +225,7 @@ class Config:
     out: Path | None = None
     archive_every: int = 10
     paraview: bool = True
+    round_off: int = 0  # --round-off K: 2K more runs with the tilt moved by +-1 ... +-K ulps
     # modeling b, shock springs (sdnv105.md §1.4); see build() for the tangential stiffness default
     rigi_nor: float = 3.0e10
     rigi_tan: float = 3.0e10
@@ -292,6 +295,9 @@ class Config:
             (self.alpha is None or -1.0 / 3.0 <= self.alpha <= 0.0,
              f"--alpha must lie in [-1/3, 0] (HHT), got {self.alpha}"),
             (self.archive_every >= 1, f"--archive-every must be >= 1, got {self.archive_every}"),
+            (0 <= self.round_off <= ROUND_OFF_MAX,
+             f"--round-off must lie in [0, {ROUND_OFF_MAX}] (units in the last place of the tilt), "
+             f"got {self.round_off}"),
             (self.nx is None or (self.nx >= 2 and self.nx % 2 == 0),
              f"--nx must be even and >= 2 (the block's centre line x = b, with O1 and C1, is a mesh line), "
              f"got {self.nx}"),
@@ -423,6 +429,11 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
     p.add_argument("--ny", type=int, default=None, help="block elements up (with --nx)")
     p.add_argument("--archive-every", type=int, default=10, help="ParaView output every N steps of a phase")
     p.add_argument("--no-paraview", action="store_true", help="skip the ParaView series (faster)")
+    p.add_argument("--round-off", type=int, default=0, metavar="K",
+                   help="also run the case with the tilt angle moved by +-1 ... +-K units in the last place "
+                        "(2K runs more, histories in OUT/round_off/) and report, per check, the spread and "
+                        "how many runs meet the test: a check on which they disagree is decided by the "
+                        "rounding of the arithmetic, not by the model (README, Round-off)")
     p.add_argument("--out", type=Path, default=None,
                    help=f"output folder (default results/sdnv105{modeling}); an earlier run's files in it are "
                         f"removed first")
@@ -436,6 +447,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
                     alpha=getattr(a, "alpha", None), contact_events=getattr(a, "contact_events", "auto"),
                     auto_steps=getattr(a, "auto_steps", False), mass=getattr(a, "mass", "consistent"), mesh=a.mesh,
                     nx=a.nx, ny=a.ny, out=a.out, archive_every=a.archive_every, paraview=not a.no_paraview,
+                    round_off=a.round_off,
                     **({"rigi_nor": a.rigi_nor, "rigi_tan": a.rigi_tan, "amor_nor": a.amor_nor,
                         "amor_tan": a.amor_tan} if modeling == "b" else {}))
     return config, a
@@ -1289,6 +1301,26 @@ def describe_mesh(mesh: dict) -> str:
     return f"the benchmark's layout for this block, generated into `{mesh['file']}` ({size})"
 
 
+def _round_off_section(ensemble: dict | None) -> list[str]:
+    """report.md's "Round-off" section (--round-off), empty without an ensemble."""
+    if not ensemble:
+        return []
+    lines = ["", "## Round-off", "",
+             f"The run repeated with the tilt angle moved by -{ensemble['ulps']} ... +{ensemble['ulps']} units in the "
+             f"last place ({ensemble['runs']} runs of {ensemble['asked']}"
+             f"{', interrupted' if ensemble['status'] == 'interrupted' else ''}"
+             f"{'; failed: ' + '; '.join(ensemble['failed']) if ensemble['failed'] else ''}; histories in "
+             f"round_off/). A check whose runs disagree on the verdict is decided by the rounding of the arithmetic, "
+             f"not by the model: "
+             f"{', '.join(ensemble['decided_by_round_off']) or 'none here'}.", "",
+             "| quantity | window | min | median | max | spread | runs within tol. |", "|---|---|---|---|---|---|---|"]
+    for r in ensemble["checks"]:
+        met = f"{r['met']}/{r['graded']}" if r["graded"] else "–"
+        lines.append(f"| {r['quantity']} | {r['window']} | {_fmt(r['min'])} | {_fmt(r['median'])} | {_fmt(r['max'])} "
+                     f"| {_fmt(r['spread'], 2)} | {met} |")
+    return lines
+
+
 def write_report(out: Path, config: Config, summary: dict) -> Path:
     """report.md: the checks as a table, ours beside the references and Code_Aster's value."""
     spec = config.spec
@@ -1346,6 +1378,7 @@ def write_report(out: Path, config: Config, summary: dict) -> Path:
                      f"{_fmt(c['reference_restitution'])} | {_fmt(c['code_aster'])} | {_fmt(c['rel_error'], 3)} | "
                      f"{_fmt(c['rel_error_code_aster'], 3)} | {_fmt(c['tolerance'])} {c['criterion'][:3].lower()} | "
                      f"{verdict}{note} |")
+    lines += _round_off_section(summary.get("round_off"))
     lines += ["", "## Impacts", "", "| time [s] | corner | KE before [J] | KE after [J] |", "|---|---|---|---|"]
     lines += [f"| {i['time']:.6f} | {i['corner']} | {i['ke_before']:.4f} | {i['ke_after']:.4f} |"
               for i in summary.get("impacts", [])]
@@ -1417,6 +1450,58 @@ def plot(out: Path, R: dict, summary: dict) -> None:
     fig.tight_layout()
     fig.savefig(out / "reactions.png", dpi=120)
     plt.close(fig)
+
+
+def tilt_moved(tilt: float, ulps: int) -> float:
+    """The tilt angle moved by ``ulps`` units in the last place (numpy.nextafter)."""
+    for _ in range(abs(ulps)):
+        tilt = float(np.nextafter(tilt, np.inf if ulps > 0 else -np.inf))
+    return tilt
+
+
+def round_off_ensemble(study: Study, summary: dict, integrator=integrate) -> tuple[dict, Interrupted | None]:
+    """--round-off K: the run repeated with the tilt angle moved by -K ... -1, +1 ... +K units in the
+    last place (2e-18 rad each: the benchmark's input, changed as a different order of the same
+    floating-point operations changes a result), each in OUT/round_off/tilt_<k>ulp (histories, no
+    ParaView). Per check of ``summary`` (this run's): the smallest, median and largest value over the
+    2K + 1 runs, the spread (max - min) / |median|, and how many runs meet the check's test.
+
+    Returns (the summary's "round_off" entry, the interruption that stopped the ensemble or None):
+    an interrupted ensemble reports the runs it finished."""
+    config = study.config
+    checks = summary.get("checks") or []
+    values = [[c["value"] for c in checks]]
+    verdicts = [[c["within_tolerance"] for c in checks]]
+    failed, interrupted = [], None
+    for k in [*range(-config.round_off, 0), *range(1, config.round_off + 1)]:
+        moved = replace(config, tilt_angle=tilt_moved(config.tilt_angle, k), paraview=False, round_off=0,
+                        out=config.out / "round_off" / f"tilt_{k:+d}ulp")
+        moved.out.mkdir(parents=True, exist_ok=True)
+        moved_study = build(moved)
+        output = run(moved_study, integrator)
+        if output.interrupted is not None:
+            interrupted = output.interrupted
+            break
+        if output.failure:
+            failed.append(f"{k:+d} ulp: {output.failure}")
+            continue
+        theirs = {(c["quantity"], c["window"]): c for c in summarize(moved_study, output).get("checks", [])}
+        values.append([theirs.get((c["quantity"], c["window"]), {}).get("value") for c in checks])
+        verdicts.append([theirs.get((c["quantity"], c["window"]), {}).get("within_tolerance") for c in checks])
+    rows = []
+    for i, c in enumerate(checks):
+        got = np.array([v[i] for v in values if v[i] is not None], dtype=float)
+        graded = [v[i] for v in verdicts if v[i] is not None]
+        median = float(np.median(got)) if got.size else None
+        rows.append({"quantity": c["quantity"], "window": c["window"], "runs": int(got.size),
+                     "min": float(got.min()) if got.size else None, "median": median,
+                     "max": float(got.max()) if got.size else None,
+                     "spread": (float(got.max() - got.min()) / abs(median)) if median else None,
+                     "graded": len(graded), "met": sum(bool(g) for g in graded)})
+    entry = {"ulps": config.round_off, "status": "interrupted" if interrupted else "complete",
+             "runs": len(values), "asked": 2 * config.round_off + 1, "failed": failed, "checks": rows,
+             "decided_by_round_off": [f"{r['quantity']} ({r['window']})" for r in rows if 0 < r["met"] < r["graded"]]}
+    return entry, interrupted
 
 
 def summarize(study: Study, output: RunOutput) -> dict:
@@ -1513,6 +1598,9 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
                        t_end=config.t_end, quiet=flags.quiet)
     output = run(study, integrator)
     summary = summarize(study, output)
+    ensemble_interrupted = None
+    if config.round_off and output.status == "complete":
+        summary["round_off"], ensemble_interrupted = round_off_ensemble(study, summary, integrator)
     summary = record.finish(output.status, summary, message=output.failure)
     R = rows_as_arrays(output.release)
     if R or output.tilt is not None:
@@ -1522,6 +1610,10 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
     _print_table(summary)
     if output.interrupted is not None:
         raise output.interrupted  # fem.run.execute: one line, exit code 130 / 143
+    if ensemble_interrupted is not None:
+        print(f"note: the run is complete; its round-off ensemble was interrupted after "
+              f"{summary['round_off']['runs']} of {summary['round_off']['asked']} runs (report.md)", file=sys.stderr)
+        raise ensemble_interrupted
     if output.failure:
         print(f"error: {output.failure}; results up to the failure are in {config.out} (status: failed)",
               file=sys.stderr)
@@ -1560,6 +1652,12 @@ def _print_table(summary: dict) -> None:
                   f"for this run's parameters; Code_Aster's values apply to the benchmark only")
     for imp in summary.get("impacts", []):
         print(f"impact at {imp['time']:.5f} s on {imp['corner']}: KE {imp['ke_before']:.4f} -> {imp['ke_after']:.4f} J")
+    ensemble = summary.get("round_off")
+    if ensemble:
+        decided = ", ".join(f"{r['quantity']} ({r['window']}) met in {r['met']}/{r['graded']}"
+                            for r in ensemble["checks"] if 0 < r["met"] < r["graded"]) or "none"
+        print(f"round-off ({ensemble['runs']} runs, tilt +-{ensemble['ulps']} ulps, {ensemble['status']}): "
+              f"checks decided by round-off: {decided}")
     if summary.get("energy"):
         e = summary["energy"]
         print(f"energy balance error {e['max_abs_error']:.3g} J = {100 * (e['relative_error'] or 0):.2f} % of the "

@@ -170,11 +170,13 @@ class ContactZone:
             return ContactGeometry(self.slave, gap, n, t, np.full((ns, 2), -1), np.zeros(ns))
         a, b = x[self.segments[:, 0]], x[self.segments[:, 1]]  # (n_m, 2)
         d = b - a
-        length2 = (d * d).sum(axis=1)
-        rel = xs[:, None, :] - a  # (n_s, n_m, 2)
-        xi = (rel * d).sum(axis=2) / length2
-        off = rel - np.clip(xi, 0.0, 1.0)[..., None] * d
-        best = np.argmin(np.sqrt((off * off).sum(axis=2)), axis=1)
+        dx, dy = d[:, 0], d[:, 1]
+        length2 = dx * dx + dy * dy
+        rx, ry = xs[:, 0, None] - a[:, 0], xs[:, 1, None] - a[:, 1]  # (n_s, n_m): slave - first node
+        xi = (rx * dx + ry * dy) / length2
+        clamped = np.clip(xi, 0.0, 1.0)
+        ox, oy = rx - clamped * dx, ry - clamped * dy  # slave - closest point of the segment
+        best = np.argmin(np.sqrt(ox * ox + oy * oy), axis=1)
         xi_p = xi[np.arange(ns), best]
         # unclamped projection on the chosen segment; beyond the surface's ends only up to `extension`
         xi_b = np.clip(xi_p, -self.extension, 1.0 + self.extension)

@@ -189,6 +189,25 @@ def tangent(k: ContinuumKernel, state: KernelState) -> tuple[np.ndarray, np.ndar
     return K, C
 
 
+def combined_tangent(k: ContinuumKernel, state: KernelState, c_k: float, c_v: float) -> np.ndarray:
+    """Cell matrices (m, m, ne) of c_k d(f_int + f_damp)/du + c_v d f_damp/dv (:func:`tangent`'s K
+    and C) with one product: c_k K + c_v C = sum_q dV_q Bw^T D ((c_k + c_v alpha) B + c_k alpha B(grad v))
+    + c_k G^T (S + S_d) G, as a Newton iteration matrix needs them."""
+    if k.alpha is None:
+        K, _ = tangent(k, state)
+        return K if c_k == 1.0 else c_k * K
+    F = np.broadcast_to(_I2[:, :, None, None], state.E.shape) if state.F is None else state.F
+    B = strain_operator(F, k)
+    Bw = B * k.dvol
+    right = (c_k + c_v * k.alpha) * B
+    if state.F is not None and state.Hv is not None:
+        right += (c_k * k.alpha) * strain_operator(state.Hv, k)
+    K = bt_d_b(Bw, right, k)
+    if state.F is not None:
+        K += c_k * geometric(state.S if state.S_d is None else state.S + state.S_d, k)
+    return K
+
+
 def strain_energy(k: ContinuumKernel, state: KernelState) -> float:
     """sum over cells of sum_q dV_q S : E / 2 [J]."""
     return 0.5 * float(np.einsum("ijqe,ijqe,qe->", state.S, state.E, k.dvol))

@@ -394,6 +394,18 @@ class ForceEvaluation:
             self._tangent = (K_data, C_data)
         return self._tangent
 
+    def combined_tangent_data(self, c_k: float, c_v: float) -> np.ndarray:
+        """Data (model.pattern.nnz,) of c_k K + c_v C, with K and C those of :meth:`tangent_data`,
+        assembled once (fem.continuum.combined_tangent: one cell product instead of two)."""
+        nnz = self.model.pattern.nnz
+        if self._tangent is not None:
+            K_data, C_data = self._tangent
+            return c_k * K_data + c_v * C_data
+        data = np.zeros(nnz)
+        for k, state in zip(self.model.kernels, self._states):
+            data += np.bincount(k.slot, weights=continuum.combined_tangent(k, state, c_k, c_v).ravel(), minlength=nnz)
+        return data
+
     def strain_energy(self) -> float:
         """Stored elastic energy at this state [J]."""
         return sum(continuum.strain_energy(k, state) for k, state in zip(self.model.kernels, self._states))

@@ -82,6 +82,7 @@ class IterationMatrix:
         self.row, self.col = np.divmod(self.keys, n)
         self.nnz = self.keys.size
         self.k_map = np.searchsorted(self.keys, self._pattern_keys)
+        self.k_whole = self.k_map.size == self.nnz  # the union is the model's pattern: no scatter
         self.mass = np.zeros(self.nnz)
         self.mass[np.searchsorted(self.keys, self._mass_keys)] = self.model.mass.tocsr().data
         if self._mass_damping_keys is not None:
@@ -104,12 +105,12 @@ class IterationMatrix:
     def data(self, forces, term_tangents, c_m: float, w, c_k: float, c_v) -> np.ndarray:
         """J's data (nnz,) on the union pattern.
 
-        forces : fem.model.ForceEvaluation (its tangent_data); term_tangents : (d_du, d_dv) sparse
+        forces : fem.model.ForceEvaluation (c_k K + c_v C of its cells assembled at once when c_v is a
+            number, its tangent_data otherwise); term_tangents : (d_du, d_dv) sparse
         or None per force term (a term's entries outside the pattern grow it, once: a contact
         pairing met for the first time); c_m, c_k numbers; w, c_v numbers or (n_dofs,) arrays
         (per row, per column).
         """
-        K_data, C_data = forces.tangent_data()
         extra = [(which, matrix.tocsr()) for d_du, d_dv in term_tangents
                  for which, matrix in (("K", d_du), ("C", d_dv)) if matrix is not None]
         keys = [_keys(matrix, self.n) for _, matrix in extra]
@@ -118,15 +119,26 @@ class IterationMatrix:
             self._extra = np.concatenate([self._extra, *keys])
             self._build(self._extra)
             slots = [np.searchsorted(self.keys, k) for k in keys]
-        K = np.zeros(self.nnz)
-        K[self.k_map] = K_data
-        C = np.zeros(self.nnz)
-        C[self.k_map] = C_data
-        if self._mass_damping_keys is not None:
-            np.add.at(C, self.md_map, self.mass_damping)
-        for (which, matrix), at in zip(extra, slots):
-            np.add.at(K if which == "K" else C, at, matrix.data)
-        tangent = (K if c_k == 1.0 else c_k * K) + C * (c_v if np.ndim(c_v) == 0 else c_v[self.col])
+        if np.ndim(c_v) == 0:  # c_k K + c_v C of the cells in one product (fem.continuum.combined_tangent)
+            cells = forces.combined_tangent_data(c_k, c_v)
+            if self.k_whole:
+                tangent = cells
+            else:
+                tangent = np.zeros(self.nnz)
+                tangent[self.k_map] = cells
+            if self._mass_damping_keys is not None:
+                tangent[self.md_map] += c_v * self.mass_damping  # distinct slots: a CSR matrix's entries
+            for (which, matrix), at in zip(extra, slots):
+                np.add.at(tangent, at, (c_k if which == "K" else c_v) * matrix.data)
+        else:
+            K_data, C_data = forces.tangent_data()
+            K, C = np.zeros(self.nnz), np.zeros(self.nnz)
+            K[self.k_map], C[self.k_map] = K_data, C_data
+            if self._mass_damping_keys is not None:
+                C[self.md_map] += self.mass_damping
+            for (which, matrix), at in zip(extra, slots):
+                np.add.at(K if which == "K" else C, at, matrix.data)
+            tangent = c_k * K + C * c_v[self.col]
         return c_m * self.mass + (w * tangent if np.ndim(w) == 0 else w[self.row] * tangent)
 
     def matrix(self, data: np.ndarray) -> sp.csr_matrix:
@@ -174,6 +186,24 @@ class MixedPattern:
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(ccol, minlength=N))]).astype(np.int32)
         self.flat = ccol * N + crow  # column-major (Fortran) position in a dense (N, N) array
         self.csc = sp.csc_matrix((np.zeros(self.nnz), self.indices, self.indptr), shape=(N, N))
+        #: (gather, columns): SuperLU's column ordering of the first factorisation, reused (see reorder)
+        self.order: tuple[np.ndarray, np.ndarray] | None = None
+        self.ordered_csc: sp.csc_matrix | None = None
+
+    def reorder(self, perm_c: np.ndarray) -> None:
+        """Keep the column permutation of a SuperLU factorisation on this pattern (perm_c, its
+        minimum-degree ordering and elimination-tree postorder). The ordering depends on the
+        structure alone, so later factorisations take the columns in that order with SuperLU's
+        NATURAL ordering: the same factors (the row pivoting is still done on the values), without
+        computing the ordering again. ordered_csc holds the permuted structure; data[gather] its
+        data; the solution of the permuted system y gives x[columns] = y."""
+        columns = np.argsort(perm_c)
+        lengths = np.diff(self.indptr)[columns]
+        indptr = np.concatenate([[0], np.cumsum(lengths)])
+        gather = np.repeat(self.indptr[:-1][columns] - indptr[:-1], lengths) + np.arange(self.nnz)
+        self.ordered_csc = sp.csc_matrix((np.zeros(self.nnz), self.indices[gather], indptr.astype(np.int32)),
+                                         shape=(self.N, self.N))
+        self.order = (gather, columns)
 
     def dense(self, data: np.ndarray) -> np.ndarray:
         """The mixed matrix as a dense (N, N) array in Fortran order (LAPACK's, no copy)."""
@@ -242,7 +272,8 @@ class NewtonSystem:
         solution is not finite (the caller diagnoses). Up to DENSE_MAX unknowns a dense LU, unless it
         is singular to working precision (reciprocal condition number below RCOND_MIN): then, as
         before this module, SuperLU on the structure of the nonzeros, whose threshold pivoting
-        is the reference for such systems. Beyond, SuperLU on the fixed pattern (ORDERING)."""
+        is the reference for such systems. Beyond, SuperLU on the fixed pattern (ORDERING, computed at
+        the pattern's first factorisation and reused: MixedPattern.reorder)."""
         if pattern.N <= DENSE_MAX:
             D = pattern.dense(data)
             norm1 = np.abs(D).sum(axis=0).max()
@@ -255,9 +286,16 @@ class NewtonSystem:
         with warnings.catch_warnings():
             warnings.simplefilter("error", spla.MatrixRankWarning)
             try:
-                if pattern.N > DENSE_MAX:
+                if pattern.N > DENSE_MAX and pattern.order is None:
                     pattern.csc.data = data
-                    x = spla.splu(pattern.csc, permc_spec=ORDERING).solve(b)
+                    lu = spla.splu(pattern.csc, permc_spec=ORDERING)
+                    x = lu.solve(b)
+                    pattern.reorder(lu.perm_c)
+                elif pattern.N > DENSE_MAX:
+                    gather, columns = pattern.order
+                    pattern.ordered_csc.data = data[gather]
+                    x = np.empty(pattern.N)
+                    x[columns] = spla.splu(pattern.ordered_csc, permc_spec="NATURAL").solve(b)
                 else:  # singular to working precision: SuperLU's threshold pivoting decides
                     x = spla.spsolve(pattern.sparse(data), b)
             except (np.linalg.LinAlgError, RuntimeError, spla.MatrixRankWarning):

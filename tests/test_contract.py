@@ -347,8 +347,12 @@ IMPOSSIBLE["shaking_table"] = SHAKING_TABLE_IMPOSSIBLE
 
 from test_mesh_size_cli import CONTRACT_FLAG_RUNS as MESH_SIZE_FLAG_RUNS  # noqa: E402  (--nx, --ny of SDNV105)
 
+from test_round_off import CONTRACT_FLAG_RUNS as ROUND_OFF_FLAG_RUNS  # noqa: E402  (--round-off of SDNV105)
+from test_round_off import CONTRACT_IMPOSSIBLE as ROUND_OFF_IMPOSSIBLE  # noqa: E402
+
 for _name in SDNV105:
     IMPOSSIBLE[_name] += [(["--nx", "3", "--ny", "8"], ("--nx", "even")), (["--nx", "4"], ("--nx and --ny",))]
+    IMPOSSIBLE[_name] += ROUND_OFF_IMPOSSIBLE
 
 
 def test_every_script_has_its_contract_rows():
@@ -1167,6 +1171,7 @@ FLAG_RUNS += [
 FLAG_RUNS += [FlagRun("convergence", name, argv, check) for name, argv, check in CONTRACT_FLAG_RUNS]
 FLAG_RUNS += [FlagRun("shaking_table", name, argv, check) for name, argv, check in SHAKING_TABLE_FLAG_RUNS]
 FLAG_RUNS += [FlagRun(script, name, argv, check) for script, name, argv, check in MESH_SIZE_FLAG_RUNS]
+FLAG_RUNS += [FlagRun(script, name, argv, check) for script, name, argv, check in ROUND_OFF_FLAG_RUNS]
 
 
 @pytest.mark.parametrize("flag_run", [r for r in FLAG_RUNS if r.name != "sigint"], ids=lambda r: r.id)

@@ -108,3 +108,39 @@ def test_base_stress_converges_to_weight_over_width():
     np.testing.assert_allclose(errors, (h / 2) / 0.80, rtol=0.01)
     # Richardson extrapolation of the two finest meshes recovers -rho g 2l to 1e-3
     assert 2 * values[-1] - values[-2] == pytest.approx(exact, rel=1e-3)
+
+
+@pytest.mark.parametrize("kinematics", ["total_lagrangian", "small_strain"])
+def test_regions_fused_into_one_kernel_give_each_its_own_material(kinematics):
+    """Two regions of one element type share a kernel (fem.continuum.fuse) with per-cell materials:
+    the forces, tangent and damping matrix are the sums of the two regions' models alone, and the
+    iteration matrix's c_k K + c_v C in one product equals the two matrices combined."""
+    from dataclasses import replace as dc_replace
+
+    from fem.mesh import CellBlock
+
+    mesh = grid_mesh(4, 6, element="quad", distort=0.2, seed=3)
+    cells = mesh.cell_groups["BLOCK"].connectivity
+    groups = {**mesh.cell_groups, "LOW": CellBlock("quad", cells[:12]), "HIGH": CellBlock("quad", cells[12:])}
+    mesh = dc_replace(mesh, cell_groups=groups)
+    low = ElasticMaterial(**GRAPHITE, rayleigh_stiffness=1e-4)
+    high = ElasticMaterial(young=2e9, poisson=0.3, density=1000.0)  # no stiffness-proportional damping
+    both = Model(mesh, {"LOW": low, "HIGH": high}, kinematics=kinematics)
+    alone = [Model(mesh, {"LOW": low}, kinematics=kinematics), Model(mesh, {"HIGH": high}, kinematics=kinematics)]
+    assert len(both.kernels) == 1 and both.kernels[0].n_elements == 24
+    rng = np.random.default_rng(5)
+    u, v = 0.01 * rng.standard_normal(both.n_dofs), rng.standard_normal(both.n_dofs)
+    f = both.forces(u, v)
+    parts = [m.forces(u, v) for m in alone]
+    scale = np.abs(f.internal).max()
+    assert np.abs(f.internal - sum(p.internal for p in parts)).max() < 1e-12 * scale
+    assert np.abs(f.damping - sum(p.damping for p in parts)).max() < 1e-12 * np.abs(f.damping).max()
+    for name in ("stiffness", "damping_matrix"):
+        mine, theirs = getattr(f, name), sum(getattr(p, name) for p in parts)
+        assert abs(mine - theirs).max() < 1e-12 * abs(mine).max()
+    assert both.strain_energy(u) == pytest.approx(sum(m.strain_energy(u) for m in alone), rel=1e-12)
+    c_k, c_v = 0.7, 3.0e3
+    K_data, C_data = both.evaluate(u, v).tangent_data()
+    combined = both.evaluate(u, v).combined_tangent_data(c_k, c_v)
+    expected = c_k * K_data + c_v * C_data
+    assert np.abs(combined - expected).max() < 1e-12 * np.abs(expected).max()

@@ -219,6 +219,11 @@ C_CHECKS = [
 CHECKS = {"a": A_CHECKS, "b": B_CHECKS, "c": C_CHECKS}
 C_PERCUSSIONS = {16, 17}  # record indices of c's two window percussions (strict xfail below)
 B_RN_A = 9  # record index of b's N(A) max over 0.06-0.12 s
+#: records of a decided by round-off: their verdict changes with the rounding of the arithmetic
+#: (python cases/sdnv105a.py --round-off 4: KE max after 0.28 s spreads 1.014-1.160 J over the 9
+#: runs, 8 within Code_Aster's 1.1187 +- 9 %). One run cannot be held to them; the slow
+#: test_a_round_off_ensemble_meets_every_code_aster_test_by_its_median holds the ensemble's median.
+A_ROUND_OFF = {28}
 
 
 def _meets(value: float, record: dict) -> bool:
@@ -275,10 +280,41 @@ def _assert_record(run: dict, modeling: str, index: int, extract) -> None:
                                    f"Code_Aster computed {record['aster_value']}")
 
 
-@pytest.mark.parametrize("modeling, index, extract", [*_record_cases("a"), *_record_cases("b"), *_record_cases("c")])
+@pytest.mark.parametrize("modeling, index, extract",
+                         [*_record_cases("a", skip=A_ROUND_OFF), *_record_cases("b"), *_record_cases("c")])
 def test_code_aster_record(modeling, index, extract, request):
-    """One Code_Aster test of modeling a, b (--auto-steps) or c, from the histories."""
+    """One Code_Aster test of modeling a, b (--auto-steps) or c, from the histories (a's records
+    decided by round-off: by the ensemble, below)."""
     _assert_record(request.getfixturevalue(f"run_{modeling}"), modeling, index, extract)
+
+
+@pytest.mark.slow
+def test_a_round_off_ensemble_meets_every_code_aster_test_by_its_median(tmp_path):
+    """`python cases/sdnv105a.py --round-off 4`: nine runs, the tilt moved by -4 ... +4 ulps. From
+    the nine runs' own histories: the median of every Code_Aster quantity meets its test; the
+    quantities up to the third impact (KE max after 0.15 s, at 0.209 s) agree to 1e-3 over the runs,
+    the later ones (VY(O) after 0.17 s, KE after 0.22 and 0.28 s) spread by 1-14 %; report.md's
+    round-off rows are the histories' range."""
+    out = tmp_path / "a"
+    summary = _run("a", out, "--no-paraview", "--round-off", "4")
+    ensemble = summary["round_off"]
+    assert ensemble["status"] == "complete" and ensemble["runs"] == 9 and ensemble["failed"] == []
+    runs = [summary] + [{"history": _csv(out / "round_off" / f"tilt_{k:+d}ulp" / "history.csv"),
+                         "selfweight": _csv(out / "round_off" / f"tilt_{k:+d}ulp" / "selfweight_history.csv")}
+                        for k in (-4, -3, -2, -1, 1, 2, 3, 4)]
+    records = code_aster_records("a")
+    rows = {(r["quantity"], r["window"]): r for r in ensemble["checks"]}
+    for indices, quantity, window, _, extract in A_CHECKS:
+        values = np.array([extract(Extraction(run, CODE_ASTER_END["a"])) for run in runs])
+        median = float(np.median(values))
+        for i in indices:
+            assert _meets(median, records[i]), (quantity, window, i, median, records[i]["reference"])
+        row = rows[(quantity, window)]
+        assert row["min"] == pytest.approx(values.min(), rel=1e-12, abs=1e-300)
+        assert row["max"] == pytest.approx(values.max(), rel=1e-12, abs=1e-300)
+        if window in ("self-weight", "release", "0.01-0.05", "0.06-0.12", "0.0544-0.05449", "all", "t > 0.1",
+                      "t > 0.15"):
+            assert values.max() - values.min() <= 1e-3 * abs(median) + 1e-15, (quantity, window, values)
 
 
 @pytest.mark.parametrize("modeling, index, extract", _record_cases("b", skip={B_RN_A}))
