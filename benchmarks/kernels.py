@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "cases"))
 import sdnv105_common as common  # noqa: E402
 
 from fem.memory import keep_freed_memory  # noqa: E402
+from speed import parse_sizes  # noqa: E402  (benchmarks/, the script's folder)
 
 
 def measure(modeling: str, nx: int, ny: int, repeat: int) -> dict:
@@ -56,13 +57,11 @@ def measure(modeling: str, nx: int, ny: int, repeat: int) -> dict:
 
 
 def parse_size(text: str) -> tuple[int, int]:
-    try:
-        nx, ny = (int(x) for x in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not NXxNY (e.g. 32x64)") from None
-    if nx < 2 or nx % 2 or ny < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: NX must be even >= 2 and NY >= 1")
-    return nx, ny
+    """One NXxNY (benchmarks/speed.py's parse_sizes, a single size)."""
+    sizes = parse_sizes(text)
+    if len(sizes) != 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: give one size NXxNY (e.g. 32x64)")
+    return sizes[0]
 
 
 def main(argv=None) -> int:

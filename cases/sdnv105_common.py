@@ -1486,8 +1486,9 @@ def round_off_ensemble(study: Study, summary: dict, integrator=integrate) -> tup
             failed.append(f"{k:+d} ulp: {output.failure}")
             continue
         theirs = {(c["quantity"], c["window"]): c for c in summarize(moved_study, output).get("checks", [])}
-        values.append([theirs.get((c["quantity"], c["window"]), {}).get("value") for c in checks])
-        verdicts.append([theirs.get((c["quantity"], c["window"]), {}).get("within_tolerance") for c in checks])
+        same = [theirs.get((c["quantity"], c["window"]), {}) for c in checks]
+        values.append([c.get("value") for c in same])
+        verdicts.append([c.get("within_tolerance") for c in same])
     rows = []
     for i, c in enumerate(checks):
         got = np.array([v[i] for v in values if v[i] is not None], dtype=float)
@@ -1500,8 +1501,13 @@ def round_off_ensemble(study: Study, summary: dict, integrator=integrate) -> tup
                      "graded": len(graded), "met": sum(bool(g) for g in graded)})
     entry = {"ulps": config.round_off, "status": "interrupted" if interrupted else "complete",
              "runs": len(values), "asked": 2 * config.round_off + 1, "failed": failed, "checks": rows,
-             "decided_by_round_off": [f"{r['quantity']} ({r['window']})" for r in rows if 0 < r["met"] < r["graded"]]}
+             "decided_by_round_off": [f"{r['quantity']} ({r['window']})" for r in decided_by_round_off(rows)]}
     return entry, interrupted
+
+
+def decided_by_round_off(rows: list[dict]) -> list[dict]:
+    """The rows of a round-off ensemble on whose verdict its runs disagree."""
+    return [r for r in rows if 0 < r["met"] < r["graded"]]
 
 
 def summarize(study: Study, output: RunOutput) -> dict:
@@ -1655,7 +1661,7 @@ def _print_table(summary: dict) -> None:
     ensemble = summary.get("round_off")
     if ensemble:
         decided = ", ".join(f"{r['quantity']} ({r['window']}) met in {r['met']}/{r['graded']}"
-                            for r in ensemble["checks"] if 0 < r["met"] < r["graded"]) or "none"
+                            for r in decided_by_round_off(ensemble["checks"])) or "none"
         print(f"round-off ({ensemble['runs']} runs, tilt +-{ensemble['ulps']} ulps, {ensemble['status']}): "
               f"checks decided by round-off: {decided}")
     if summary.get("energy"):

@@ -102,7 +102,7 @@ logger = logging.getLogger(__name__)
 METHODS = ("lagrange", "augmented")
 RELEASES = ("immediate", "located", "delayed")
 CLOSINGS = ("immediate", "located")
-#: geometries kept by MultiplierContact.rows: the step start, the last iterate and the one before
+#: geometries kept by MultiplierContact.rows besides the last committed state's: the last iterates
 ROWS_KEPT = 3
 
 

@@ -33,7 +33,8 @@ class ContinuumKernel:
     dofs (nen, 2, ne) dof of node a, component i of each cell; grad (nen, 2, nq, ne) dN_a/dX_J
     [1/m]; dvol (nq, ne) [m^3]; lam, mu (ne,) plane-stress Lame coefficients lam* and mu [Pa];
     alpha (ne,) AMOR_ALPHA [s] (None when every cell has 0); slot (m m ne,) positions of the
-    cell-matrix entries (row, column, cell) in the model's CSR pattern data.
+    cell-matrix entries (row, column, cell) in the model's CSR pattern data; regions ((group,
+    cells), ...) the cell range of each region fused into it.
     """
 
     dofs: np.ndarray
@@ -43,6 +44,7 @@ class ContinuumKernel:
     mu: np.ndarray
     alpha: np.ndarray | None
     slot: np.ndarray
+    regions: tuple[tuple[str, slice], ...]
 
     @property
     def n_elements(self) -> int:
@@ -63,6 +65,7 @@ def fuse(sets, slots) -> tuple[ContinuumKernel, ...]:
         dofs = np.concatenate([s.dofs for s, _ in members])  # (ne, m)
         ne, m = dofs.shape
         alpha = cells([mat.rayleigh_stiffness for mat in mats])
+        ends = np.cumsum([0] + [s.n_elements for s, _ in members])
         kernels.append(ContinuumKernel(
             dofs=np.ascontiguousarray(dofs.T.reshape(m // 2, 2, ne)),
             grad=np.ascontiguousarray(np.concatenate([s.grad for s, _ in members]).transpose(2, 3, 1, 0)),
@@ -71,6 +74,7 @@ def fuse(sets, slots) -> tuple[ContinuumKernel, ...]:
             mu=cells([0.5 * mat.young / (1.0 + mat.poisson) for mat in mats]),
             alpha=alpha if np.any(alpha > 0) else None,
             slot=np.concatenate([slot for _, slot in members]).reshape(ne, m, m).transpose(1, 2, 0).ravel(),
+            regions=tuple((s.group, slice(int(a), int(b))) for (s, _), a, b in zip(members, ends[:-1], ends[1:])),
         ))
     return tuple(kernels)
 
@@ -171,22 +175,32 @@ def evaluate(k: ContinuumKernel, u: np.ndarray, v: np.ndarray | None, large: boo
     return f_int, f_damp, KernelState(F, E, S, S_d, Hv)
 
 
+def _strain_operators(k: ContinuumKernel, state: KernelState) -> tuple[np.ndarray, np.ndarray]:
+    """B at the state's F (the identity in small strain) and B dV, each (3, m, nq, ne)."""
+    F = np.broadcast_to(_I2[:, :, None, None], state.E.shape) if state.F is None else state.F
+    B = strain_operator(F, k)
+    return B, B * k.dvol
+
+
+def _initial_stress(k: ContinuumKernel, state: KernelState) -> np.ndarray | None:
+    """G^T (S + S_d) G (m, m, ne) of the total-Lagrangian state; None in small strain."""
+    if state.F is None:
+        return None
+    return geometric(state.S if state.S_d is None else state.S + state.S_d, k)
+
+
 def tangent(k: ContinuumKernel, state: KernelState) -> tuple[np.ndarray, np.ndarray | None]:
     """Cell matrices (m, m, ne): d(f_int + f_damp)/du [N/m], and d f_damp/dv [N s/m] (None
     without stiffness-proportional damping)."""
-    F = np.broadcast_to(_I2[:, :, None, None], state.E.shape) if state.F is None else state.F
-    B = strain_operator(F, k)
-    Bw = B * k.dvol
+    B, Bw = _strain_operators(k, state)
     K_mat = bt_d_b(Bw, B, k)
+    G = _initial_stress(k, state)
+    K = K_mat if G is None else K_mat + G
     if k.alpha is None:
-        return (K_mat if state.F is None else K_mat + geometric(state.S, k)), None
-    C = k.alpha * K_mat
-    K = K_mat.copy()
-    if state.F is not None:
-        K += geometric(state.S if state.S_d is None else state.S + state.S_d, k)
-        if state.Hv is not None:  # d/du of sym(F^T grad v): the strain operator with F replaced by grad v
-            K += k.alpha * bt_d_b(Bw, strain_operator(state.Hv, k), k)
-    return K, C
+        return K, None
+    if state.F is not None and state.Hv is not None:  # d/du of sym(F^T grad v): B with F replaced by grad v
+        K = K + k.alpha * bt_d_b(Bw, strain_operator(state.Hv, k), k)
+    return K, k.alpha * K_mat
 
 
 def combined_tangent(k: ContinuumKernel, state: KernelState, c_k: float, c_v: float) -> np.ndarray:
@@ -196,16 +210,13 @@ def combined_tangent(k: ContinuumKernel, state: KernelState, c_k: float, c_v: fl
     if k.alpha is None:
         K, _ = tangent(k, state)
         return K if c_k == 1.0 else c_k * K
-    F = np.broadcast_to(_I2[:, :, None, None], state.E.shape) if state.F is None else state.F
-    B = strain_operator(F, k)
-    Bw = B * k.dvol
+    B, Bw = _strain_operators(k, state)
     right = (c_k + c_v * k.alpha) * B
     if state.F is not None and state.Hv is not None:
         right += (c_k * k.alpha) * strain_operator(state.Hv, k)
     K = bt_d_b(Bw, right, k)
-    if state.F is not None:
-        K += c_k * geometric(state.S if state.S_d is None else state.S + state.S_d, k)
-    return K
+    G = _initial_stress(k, state)
+    return K if G is None else K + c_k * G
 
 
 def strain_energy(k: ContinuumKernel, state: KernelState) -> float:

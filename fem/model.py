@@ -51,7 +51,6 @@ class ElementSet:
     dvol : (n_el, n_qp) quadrature weight * det J * thickness [m^3].
     mass_shape : (n_qpm, n_en) N_a at the mass quadrature points.
     mass_dvol : (n_el, n_qpm) weight * det J * thickness at the mass points [m^3].
-    hooke : (3, 3) plane-stress matrix [Pa].
     """
 
     group: str
@@ -63,7 +62,6 @@ class ElementSet:
     dvol: np.ndarray
     mass_shape: np.ndarray
     mass_dvol: np.ndarray
-    hooke: np.ndarray
 
     @property
     def n_elements(self) -> int:
@@ -133,13 +131,7 @@ def build_element_set(mesh: Mesh, group: str, material: ElasticMaterial, thickne
         dvol=det * rule.weights[None, :] * thickness,
         mass_shape=element.shape(mrule.points),
         mass_dvol=mdet * mrule.weights[None, :] * thickness,
-        hooke=material.plane_stress_matrix(),
     )
-
-
-def _tensor(S: np.ndarray) -> np.ndarray:
-    """Voigt stress (..., 3) -> tensor (..., 2, 2)."""
-    return np.stack([np.stack([S[..., 0], S[..., 2]], -1), np.stack([S[..., 2], S[..., 1]], -1)], -2)
 
 
 class Model:
@@ -345,23 +337,16 @@ class Model:
         in Voigt order (xx, yy, xy) [Pa]. Cauchy = F S F^T / det F (in-plane); equal to PK2 in
         small strain."""
         pk2, cauchy = {}, {}
-        for s in self.sets:
-            ue = u[s.dofs].reshape(s.n_elements, -1, 2)
-            H = np.einsum("eai,eqaJ->eqiJ", ue - ue[:, :1], s.grad)  # du_i/dX_J
-            Ht = np.swapaxes(H, -1, -2)
-            if self.kinematics == "total_lagrangian":
-                F = H + np.eye(2)
-                E = 0.5 * (H + Ht + np.matmul(Ht, H))
-            else:
-                F = np.broadcast_to(np.eye(2), H.shape)
-                E = 0.5 * (H + Ht)
-            S = np.stack([E[..., 0, 0], E[..., 1, 1], 2.0 * E[..., 0, 1]], axis=-1) @ s.hooke.T
-            St = _tensor(S)
-            detF = F[..., 0, 0] * F[..., 1, 1] - F[..., 0, 1] * F[..., 1, 0]
-            sig = np.einsum("eqiI,eqIJ,eqjJ->eqij", F, St, F) / detF[..., None, None]
-            w = s.dvol / s.dvol.sum(axis=1, keepdims=True)
-            pk2[s.group] = np.einsum("eqk,eq->ek", S, w)
-            cauchy[s.group] = np.einsum("eqk,eq->ek", _voigt_stress(sig), w)
+        for k, state in zip(self.kernels, self.evaluate(u)._states):  # tensors (2, 2, nq, ne)
+            F = np.broadcast_to(np.eye(2)[:, :, None, None], state.S.shape) if state.F is None else state.F
+            detF = F[0, 0] * F[1, 1] - F[0, 1] * F[1, 0]
+            sigma = np.einsum("iIqe,IJqe,jJqe->ijqe", F, state.S, F) / detF
+            w = k.dvol / k.dvol.sum(axis=0)
+            for group, cells in k.regions:
+                pk2[group] = np.einsum("kqe,qe->ek", _voigt_stress(state.S)[..., cells], w[:, cells])
+                cauchy[group] = np.einsum("kqe,qe->ek", _voigt_stress(sigma)[..., cells], w[:, cells])
+        order = [s.group for s in self.sets]
+        pk2, cauchy = ({g: d[g] for g in order} for d in (pk2, cauchy))
         return {"pk2": pk2, "cauchy": cauchy}
 
 
@@ -383,27 +368,26 @@ class ForceEvaluation:
         """(K_data, C_data), each (model.pattern.nnz,): material + geometric stiffness (with the
         derivative of the stiffness-proportional damping force in u), and alpha K_material."""
         if self._tangent is None:
-            model = self.model
-            nnz = model.pattern.nnz
-            K_data, C_data = np.zeros(nnz), np.zeros(nnz)
-            for k, state in zip(model.kernels, self._states):
-                K, C = continuum.tangent(k, state)
-                K_data += np.bincount(k.slot, weights=K.ravel(), minlength=nnz)
-                if C is not None:
-                    C_data += np.bincount(k.slot, weights=C.ravel(), minlength=nnz)
-            self._tangent = (K_data, C_data)
+            parts = [continuum.tangent(k, state) for k, state in zip(self.model.kernels, self._states)]
+            self._tangent = (self._assemble([K for K, _ in parts]), self._assemble([C for _, C in parts]))
         return self._tangent
 
     def combined_tangent_data(self, c_k: float, c_v: float) -> np.ndarray:
         """Data (model.pattern.nnz,) of c_k K + c_v C, with K and C those of :meth:`tangent_data`,
         assembled once (fem.continuum.combined_tangent: one cell product instead of two)."""
-        nnz = self.model.pattern.nnz
         if self._tangent is not None:
             K_data, C_data = self._tangent
             return c_k * K_data + c_v * C_data
+        return self._assemble([continuum.combined_tangent(k, state, c_k, c_v)
+                               for k, state in zip(self.model.kernels, self._states)])
+
+    def _assemble(self, cells) -> np.ndarray:
+        """Pattern data (nnz,) of one cell-matrix array (m, m, ne) per kernel (None: nothing)."""
+        nnz = self.model.pattern.nnz
         data = np.zeros(nnz)
-        for k, state in zip(self.model.kernels, self._states):
-            data += np.bincount(k.slot, weights=continuum.combined_tangent(k, state, c_k, c_v).ravel(), minlength=nnz)
+        for k, matrices in zip(self.model.kernels, cells):
+            if matrices is not None:
+                data += np.bincount(k.slot, weights=matrices.ravel(), minlength=nnz)
         return data
 
     def strain_energy(self) -> float:
@@ -412,5 +396,5 @@ class ForceEvaluation:
 
 
 def _voigt_stress(T: np.ndarray) -> np.ndarray:
-    """Symmetric stress tensors (..., 2, 2) -> Voigt (..., 3) (xx, yy, xy), no factor 2."""
-    return np.stack([T[..., 0, 0], T[..., 1, 1], 0.5 * (T[..., 0, 1] + T[..., 1, 0])], axis=-1)
+    """Symmetric stress tensor fields (2, 2, ...) -> Voigt (3, ...) (xx, yy, xy), no factor 2."""
+    return np.stack([T[0, 0], T[1, 1], 0.5 * (T[0, 1] + T[1, 0])])
