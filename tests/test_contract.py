@@ -349,6 +349,11 @@ from test_mesh_size_cli import CONTRACT_FLAG_RUNS as MESH_SIZE_FLAG_RUNS  # noqa
 
 from test_round_off import CONTRACT_FLAG_RUNS as ROUND_OFF_FLAG_RUNS  # noqa: E402  (--round-off of SDNV105)
 from test_round_off import CONTRACT_IMPOSSIBLE as ROUND_OFF_IMPOSSIBLE  # noqa: E402
+from test_sweep import CONTRACT_FLAG_RUNS as SWEEP_FLAG_RUNS  # noqa: E402  (cases/sweep.py)
+from test_sweep import CONTRACT_IMPOSSIBLE as SWEEP_IMPOSSIBLE, CONTRACT_SHORT as SWEEP_SHORT  # noqa: E402
+
+SHORT["sweep"] = SWEEP_SHORT
+IMPOSSIBLE["sweep"] = SWEEP_IMPOSSIBLE
 
 for _name in SDNV105:
     IMPOSSIBLE[_name] += [(["--nx", "3", "--ny", "8"], ("--nx", "even")), (["--nx", "4"], ("--nx and --ny",))]
@@ -495,6 +500,7 @@ class FlagRun:
     argv: tuple[str, ...]
     check: Callable[[Result], None]
     interrupt: int | None = None  # SIGINT after this many steps
+    around: Callable | None = None  # a context the run needs (a Dask scheduler), entered around it
 
     @property
     def id(self) -> str:
@@ -1172,11 +1178,14 @@ FLAG_RUNS += [FlagRun("convergence", name, argv, check) for name, argv, check in
 FLAG_RUNS += [FlagRun("shaking_table", name, argv, check) for name, argv, check in SHAKING_TABLE_FLAG_RUNS]
 FLAG_RUNS += [FlagRun(script, name, argv, check) for script, name, argv, check in MESH_SIZE_FLAG_RUNS]
 FLAG_RUNS += [FlagRun(script, name, argv, check) for script, name, argv, check in ROUND_OFF_FLAG_RUNS]
+FLAG_RUNS += [FlagRun("sweep", name, argv, check, around=around) for name, argv, check, around in SWEEP_FLAG_RUNS]
 
 
 @pytest.mark.parametrize("flag_run", [r for r in FLAG_RUNS if r.name != "sigint"], ids=lambda r: r.id)
 def test_flags_take_effect(runner, flag_run):
-    flag_run.check(runner(flag_run.script, flag_run.argv, flag_run.interrupt))
+    with flag_run.around() if flag_run.around else contextlib.nullcontext():
+        result = runner(flag_run.script, flag_run.argv, flag_run.interrupt)
+    flag_run.check(result)
 
 
 @pytest.mark.parametrize("script", SCRIPTS)

@@ -1,0 +1,383 @@
+"""Parameter studies on Dask (fem.sweep, cases/sweep.py): grids, the results table, failures,
+interruption and rerun, a scheduler and workers started by hand, a worker killed mid-sweep.
+
+The points are SDND101 runs (cases/sdnd101.py: a 100 kg mass on a 1e4 N/m spring hitting a shock
+spring K at velocity v0; one_dof_impacts.md §2): about 1.7 s each, and their rows can be checked
+against the closed form of the same point, which catches a row given another point's figures. The
+peak shock force is F_max = K x_max, x_max = v0 / omega_c, omega_c = sqrt((k + K) / m).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fem import sweep
+from fem.run import BadInput
+
+ROOT = Path(__file__).resolve().parents[1]
+SWEEP = ROOT / "cases" / "sweep.py"
+M, K_SPRING = 100.0, 1e4  # SDND101's mass [kg] and spring [N/m]
+
+
+def f_max(k_shock: float, v0: float) -> float:
+    """SDND101's peak shock force [N]: K v0 / sqrt((k + K) / m)."""
+    return k_shock * v0 / math.sqrt((K_SPRING + k_shock) / M)
+
+
+def sweep_process(args, **kw) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, str(SWEEP), *map(str, args)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def run_sweep(args, timeout=300) -> tuple[int, str, str]:
+    proc = sweep_process(args)
+    out, err = proc.communicate(timeout=timeout)
+    return proc.returncode, out, err
+
+
+def rows(folder: Path) -> list[dict]:
+    return sweep.read_results(folder / "results.csv")
+
+
+def wait_for(predicate, timeout: float, what: str, poll: float = 0.1):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(poll)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def complete_rows(folder: Path) -> list[dict]:
+    try:
+        return [r for r in rows(folder) if r["status"] == "complete"]
+    except (OSError, KeyError):
+        return []
+
+
+def running_points(folder: Path) -> list[Path]:
+    found = []
+    for summary in (folder / "points").glob("*/summary.json"):
+        try:
+            if json.loads(summary.read_text())["status"] == "running":
+                found.append(summary.parent)
+        except (OSError, ValueError, KeyError):
+            pass
+    return found
+
+
+def assert_sdnd101_rows(table: list[dict], k_values, v_values) -> None:
+    """One complete row a point, in grid order (the last axis fastest), each with its own point's
+    figures: the closed form of its K and v0 to round-off, and the run's peak force within 1 % of it
+    (central differences at dt = 5e-4 s resolve the shock's half period pi / omega_c >= 0.03 s with
+    60 steps or more: the case's own checks hold it to 0.1 % at the benchmark's K)."""
+    expected = [(k, v) for k in k_values for v in v_values]
+    assert [(r["k-shock"], r["v0"]) for r in table] == expected
+    for r in table:
+        k, v = float(r["k-shock"]), float(r["v0"])
+        assert r["status"] == "complete" and r["exit_code"] == "0" and r["message"] == ""
+        assert float(r["closed_form.f_max"]) == pytest.approx(f_max(k, v), rel=1e-12)
+        assert float(r["f_max_abs"]) == pytest.approx(f_max(k, v), rel=1e-2)
+        assert float(r["wall_s"]) > 0 and int(r["checks"]) >= 1
+        summary = json.loads((Path(r["folder"]) / "summary.json").read_text())
+        assert summary["parameters"]["k_shock"] == k and summary["parameters"]["v0"] == v
+
+
+# ----------------------------------------------------------------------------------- the grid
+def test_axis_values_ranges_and_refusals():
+    assert sweep.parse_axis("mu=0.3,0.6, 0.9") == ("mu", ("0.3", "0.6", "0.9"))
+    assert sweep.parse_axis("--dt=1e-3") == ("dt", ("1e-3",))
+    name, values = sweep.parse_axis("amplitude-g=0.4:1.2:5")
+    assert name == "amplitude-g" and [float(v) for v in values] == pytest.approx([0.4, 0.6, 0.8, 1.0, 1.2], abs=1e-15)
+    assert sweep.parse_axis("x=2:9:1") == ("x", ("2.0",))
+    for bad, words in (("mu", "NAME="), ("mu=", "empty"), ("mu=1,,2", "empty"), ("mu=1,1", "repeated"),
+                       ("1mu=2", "NAME="), ("v=0:1:x", "start:stop:count"), ("v=0:1:0", "count"),
+                       ("v=0:inf:3", "finite")):
+        with pytest.raises(BadInput, match=words):
+            sweep.parse_axis(bad)
+
+
+def test_grid_is_the_product_of_its_axes_last_fastest():
+    points = sweep.grid([("mu", ("0.3", "0.6")), ("dt", ("1e-3", "5e-4", "2e-4"))])
+    assert [p.values for p in points] == [(("mu", a), ("dt", b)) for a in ("0.3", "0.6") for b in ("1e-3", "5e-4", "2e-4")]
+    assert [p.index for p in points] == list(range(6))
+    assert points[4].flags() == ["--mu", "0.6", "--dt", "5e-4"] and points[4].name == "mu=0.6_dt=5e-4"
+    assert len({p.name for p in points}) == 6
+    with pytest.raises(BadInput, match="twice"):
+        sweep.grid([("mu", ("1",)), ("mu", ("2",))])
+
+
+def test_point_names_are_safe_folder_names():
+    odd = sweep.Point(3, (("record", "/data/el centro.csv"),))
+    assert odd.name == "record=_data_el_centro.csv"
+    long = sweep.Point(7, tuple((f"flag{i}", "0.123456789") for i in range(10)))
+    assert long.name.startswith("p0007-") and len(long.name) == 16
+
+
+def test_points_from_a_csv(tmp_path):
+    f = tmp_path / "points.csv"
+    f.write_text("--mu,dt\n0.3,1e-3\n0.6,\n\n")
+    points = sweep.read_points(f)
+    assert [p.values for p in points] == [(("mu", "0.3"), ("dt", "1e-3")), (("mu", "0.6"),)]
+    for text, words in (("mu\n", "at least one row"), ("mu,mu\n1,2\n", "distinct"), ("mu,dt\n1\n", "row 2"),
+                        ("mu\n1\n1\n", "repeated")):
+        f.write_text(text)
+        with pytest.raises(BadInput, match=words):
+            sweep.read_points(f)
+    with pytest.raises(BadInput, match="cannot read"):
+        sweep.read_points(tmp_path / "missing.csv")
+
+
+def test_summary_figures_flatten_what_a_table_can_hold():
+    summary = {"case": "shaking_table", "command": "python ...", "parameters": {"mu": 0.9}, "status": "complete",
+               "overturned": True, "overturn_time": None, "max_rotation": [0.84], "max_joint_gap": [0.0, 1e-3],
+               "run": {"steps": 1330, "wall_s": 8.07}, "rigid_body": {"overturned": True, "curve_t": list(range(900)),
+                                                                        "impacts": [{"time": 0.4}]},
+               "impacts": [{"time": 0.46}, {"time": 0.49}], "checks": [{"passed": True}, {"within_tolerance": False}],
+               "departures": []}
+    fig = sweep.summary_figures(summary)
+    assert fig == {"overturned": True, "overturn_time": None, "max_rotation": 0.84, "max_joint_gap[0]": 0.0,
+                   "max_joint_gap[1]": 1e-3, "run.steps": 1330, "run.wall_s": 8.07, "rigid_body.overturned": True,
+                   "rigid_body.impacts": 1, "impacts": 2, "checks": 2, "checks_failed": 1, "departures": None}
+    assert sweep.summary_figures({"impacts": []})["impacts"] == 0
+
+
+# ----------------------------------------------------------------------------------- LocalCluster
+def test_a_2x3_grid_on_a_local_cluster_has_six_complete_rows(tmp_path):
+    code, out, err = run_sweep(["sdnd101", "--grid", "k-shock=1e5,1e6", "--grid", "v0=0.5,1,2", "--workers", "2",
+                                "--out", tmp_path / "s"])
+    assert code == 0, err
+    assert_sdnd101_rows(rows(tmp_path / "s"), ("1e5", "1e6"), ("0.5", "1", "2"))
+    s = json.loads((tmp_path / "s" / "summary.json").read_text())
+    assert s["status"] == "complete" and s["complete"] == 6 and s["reused"] == 0 and s["checks"][0]["passed"]
+    assert s["where"] == "a LocalCluster of 2 workers"
+    assert "6 points: 6 complete" in out
+    progress = [line for line in err.splitlines() if line.startswith("[")]
+    assert len(progress) == 6 and progress[-1].startswith("[6/6]")
+
+
+def test_a_failing_point_is_a_row_with_its_message_and_the_others_complete(tmp_path):
+    code, out, err = run_sweep(["sdnd101", "--grid", "k-shock=1e6,-1,1e5", "--quiet", "--out", tmp_path / "s"])
+    assert code == 1 and err == ""
+    table = rows(tmp_path / "s")
+    failed = [r for r in table if r["status"] != "complete"]
+    assert [r["k-shock"] for r in failed] == ["-1"] and failed[0]["status"] == "failed"
+    assert failed[0]["exit_code"] == "2" and "--k-shock must be > 0" in failed[0]["message"]
+    assert [r["status"] for r in table] == ["complete", "failed", "complete"]
+    for r in table:
+        if r["status"] == "complete":
+            assert float(r["f_max_abs"]) == pytest.approx(f_max(float(r["k-shock"]), 1.0), rel=1e-2)
+    s = json.loads((tmp_path / "s" / "summary.json").read_text())
+    assert s["status"] == "complete" and s["not_complete"] == 1 and s["checks"][0]["passed"] is False
+
+
+def test_a_point_past_the_time_limit_is_stopped_and_keeps_its_files(tmp_path):
+    """--time-limit 2: the 30 s run is sent SIGINT, records where it stopped (summary interrupted,
+    history up to t_reached) and is a timeout row; the short one completes."""
+    start = time.monotonic()
+    code, out, err = run_sweep(["sdnd101", "--grid", "t-end=0.05,30", "--time-limit", "2", "--quiet",
+                                "--out", tmp_path / "s"])
+    assert code == 1 and time.monotonic() - start < 60
+    short, long = rows(tmp_path / "s")
+    assert short["status"] == "complete"
+    assert long["status"] == "timeout" and "time limit of 2 s reached" in long["message"] and long["exit_code"] == "130"
+    summary = json.loads((Path(long["folder"]) / "summary.json").read_text())
+    assert summary["status"] == "interrupted" and 0 < summary["t_reached"] < 30
+    assert (Path(long["folder"]) / "history.csv").exists()
+
+
+def test_ctrl_c_keeps_finished_rows_and_a_rerun_completes_only_the_missing_points(tmp_path):
+    out = tmp_path / "s"
+    args = ["sdnd101", "--grid", "v0=0.5,1,1.5,2", "--workers", "1", "--out", out, "--", "--t-end", "2"]
+    proc = sweep_process(args)
+    try:
+        wait_for(lambda: complete_rows(out) and running_points(out), 120, "a complete row and a running point")
+    finally:
+        proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "interrupted by SIGINT" in err.splitlines()[-1]
+    s = json.loads((out / "summary.json").read_text())
+    done = complete_rows(out)
+    assert s["status"] == "interrupted" and s["complete"] == len(done) >= 1 and s["not_complete"] == 4 - len(done)
+    stopped = [r for r in rows(out) if r["status"] == "interrupted" and r["exit_code"] == "130"]
+    assert stopped, "the point running at Ctrl-C records that it was stopped"
+    assert json.loads((Path(stopped[0]["folder"]) / "summary.json").read_text())["status"] == "interrupted"
+    before = {r["point"]: (Path(r["folder"]) / "point.json").stat().st_mtime_ns for r in done}
+
+    code, stdout, err = run_sweep(args)
+    assert code == 0, err
+    assert f"4 complete ({len(done)} reused" in stdout
+    assert [r["status"] for r in rows(out)] == ["complete"] * 4
+    for r in rows(out):  # the points complete before Ctrl-C were not run again
+        if r["point"] in before:
+            assert (Path(r["folder"]) / "point.json").stat().st_mtime_ns == before[r["point"]]
+    assert len([line for line in err.splitlines() if line.startswith("[")]) == 4 - len(done)
+    assert json.loads((out / "summary.json").read_text())["reused"] == len(done)
+
+
+def test_a_changed_fixed_flag_runs_the_points_again(tmp_path):
+    """A point is reused only for the same case and flags: its point.json records them."""
+    out = tmp_path / "s"
+    assert run_sweep(["sdnd101", "--grid", "v0=1", "--quiet", "--out", out, "--", "--t-end", "0.05"])[0] == 0
+    code, stdout, _ = run_sweep(["sdnd101", "--grid", "v0=1", "--quiet", "--out", out, "--", "--t-end", "0.1"])
+    assert code == 0 and "(0 reused" in stdout
+    assert json.loads((out / "points" / "v0=1" / "summary.json").read_text())["t_reached"] == pytest.approx(0.1)
+
+
+# ----------------------------------------------------------------------------------- a scheduler
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _dask(*args) -> subprocess.Popen:
+    module = {"scheduler": "distributed.cli.dask_scheduler", "worker": "distributed.cli.dask_worker"}[args[0]]
+    return subprocess.Popen([sys.executable, "-m", module, *args[1:]], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+
+
+@contextlib.contextmanager
+def dask_cluster(workers: int = 2, port: int | None = None):
+    """``dask scheduler`` and ``workers`` × ``dask worker --nthreads 1 --no-nanny`` on localhost,
+    as a user starts them by hand; yields (address, worker processes)."""
+    from distributed import Client
+
+    port = port or free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [_dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")]
+    try:
+        wait_for(lambda: _listening(port), 60, "the scheduler", poll=0.2)
+        for _ in range(workers):
+            procs.append(_dask("worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"))
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(workers, timeout=120)
+        yield address, procs[1:]
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
+def _listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+def test_the_grid_against_a_scheduler_and_two_workers(tmp_path):
+    with dask_cluster(2) as (address, _):
+        code, out, err = run_sweep(["sdnd101", "--grid", "k-shock=1e5,1e6", "--grid", "v0=0.5,1,2",
+                                    "--scheduler", address, "--out", tmp_path / "s"])
+    assert code == 0, err
+    assert_sdnd101_rows(rows(tmp_path / "s"), ("1e5", "1e6"), ("0.5", "1", "2"))
+    s = json.loads((tmp_path / "s" / "summary.json").read_text())
+    assert s["where"] == address and s["complete"] == 6
+
+
+def test_a_worker_killed_mid_sweep_loses_no_row_and_the_sweep_completes(tmp_path):
+    """SIGKILL to a worker while it runs a point: Dask runs that point again on the other worker,
+    the rows finished before are untouched, and the killed worker's case process does not live on
+    (it dies with its worker: PR_SET_PDEATHSIG)."""
+    import psutil
+
+    out = tmp_path / "s"
+    with dask_cluster(2) as (address, workers):
+        proc = sweep_process(["sdnd101", "--grid", "v0=0.5,1,1.5,2,2.5,3", "--scheduler", address, "--out", out,
+                              "--", "--t-end", "2"])
+        try:
+            victim = wait_for(lambda: complete_rows(out) and next(
+                (w for w in workers if psutil.Process(w.pid).children(recursive=True)), None), 120,
+                "a finished row and a worker running a point")
+            orphans = psutil.Process(victim.pid).children(recursive=True)
+            before = {r["point"]: (Path(r["folder"]) / "point.json").read_text() for r in complete_rows(out)}
+            victim.kill()
+            victim.wait()
+            _, err = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+    assert proc.returncode == 0, err
+    table = rows(out)
+    assert [r["status"] for r in table] == ["complete"] * 6
+    for r in table:
+        if r["point"] in before:
+            assert (Path(r["folder"]) / "point.json").read_text() == before[r["point"]]
+    for p in orphans:
+        assert not p.is_running() or p.status() == psutil.STATUS_ZOMBIE, "a case outlived its killed worker"
+
+
+# ----------------------------------------------------------------------------------- contract rows
+# tests/test_contract.py runs these as it runs every script's (in its process, --out added):
+# a short run (the run of --grid, --workers, --time-limit, --quiet, --force) and the refusals.
+CONTRACT_SHORT = (["sdnd101", "--grid", "t-end=0.05,0.1", "--grid", "v0=0.5", "--workers", "2", "--time-limit",
+                   "600", "--quiet", "--force"], "custom")
+CONTRACT_IMPOSSIBLE = [
+    (["sdnd101", "--grid", "nosuch=1"], ("--nosuch", "no such flag")),
+    (["sdnd101", "--grid", "v0"], ("--grid v0", "NAME=")),
+    (["sdnd101", "--grid", "v0=1,1"], ("--grid", "repeated")),
+    (["sdnd101", "--grid", "v0=0:1:0"], ("--grid", "count")),
+    (["sdnd101", "--grid", "out=1"], ("--out", "sets it itself")),
+    (["sdnd101", "--grid", "v0=1", "--grid", "v0=2"], ("--grid", "twice")),
+    (["sdnd101"], ("--grid", "--points")),
+    (["sdnd101", "--points", "missing.csv"], ("--points missing.csv", "cannot read")),
+    (["sdnd101", "--grid", "v0=1", "--workers", "0"], ("--workers", ">= 1")),
+    (["sdnd101", "--grid", "v0=1", "--workers", "1", "--scheduler", "tcp://127.0.0.1:1"], ("--workers", "--scheduler")),
+    (["sdnd101", "--grid", "v0=1", "--scheduler", "localhost:8786"], ("--scheduler", "tcp://")),
+    (["sdnd101", "--grid", "v0=1", "--time-limit", "0"], ("--time-limit", "> 0")),
+    (["nosuchcase", "--grid", "v0=1"], ("CASE nosuchcase", "not a case")),
+    (["sweep", "--grid", "v0=1"], ("CASE sweep", "not a case")),
+]
+POINTS_CSV = ROOT / "tests" / "data" / "sweep_points.csv"  # k-shock,v0: 1e6,0.5 and 1e5,1
+CONTRACT_PORT = free_port()
+
+
+def check_short(result) -> None:
+    """--grid (2 points), --workers 2 (the summary says so), --time-limit (kept), --quiet (nothing
+    on stderr), --force (given to every point: its command ends with it)."""
+    assert result.code == 0 and result.err == "", result.err
+    s = result.summary()
+    assert s["parameters"]["workers"] == 2 and s["parameters"]["time_limit"] == 600 and s["parameters"]["force"]
+    assert s["where"] == "a LocalCluster of 2 workers"
+    table = rows(result.folder)
+    assert [(r["t-end"], r["status"]) for r in table] == [("0.05", "complete"), ("0.1", "complete")]
+    for r in table:
+        point = json.loads((Path(r["folder"]) / "summary.json").read_text())
+        assert "--v0 0.5 --force --out" in point["command"] and point["t_reached"] == pytest.approx(float(r["t-end"]))
+
+
+def check_points_on_a_scheduler(result) -> None:
+    """--points (the CSV's rows, in its order) sent to --scheduler (a scheduler and a worker)."""
+    assert result.code == 0, result.err
+    s = result.summary()
+    assert s["where"] == f"tcp://127.0.0.1:{CONTRACT_PORT}"
+    table = rows(result.folder)
+    assert [(r["k-shock"], r["v0"]) for r in table] == [("1e6", "0.5"), ("1e5", "1")]
+    for r in table:
+        assert float(r["f_max_abs"]) == pytest.approx(f_max(float(r["k-shock"]), float(r["v0"])), rel=1e-2)
+
+
+CONTRACT_FLAG_RUNS = [
+    ("grid-local", tuple(CONTRACT_SHORT[0]), check_short, None),
+    ("points-scheduler", ("sdnd101", "--points", str(POINTS_CSV), "--scheduler", f"tcp://127.0.0.1:{CONTRACT_PORT}",
+                          "--quiet"), check_points_on_a_scheduler, lambda: dask_cluster(1, CONTRACT_PORT)),
+]
