@@ -47,11 +47,11 @@ import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence, TextIO
+from typing import Callable, Sequence, TextIO
 
 from .interrupt import Interrupted
 from .results import _atomic_write_text
-from .run import BadInput, write_json
+from .run import BadInput, finite, write_json
 
 POINT_RECORD = "point.json"
 RESULTS = "results.csv"
@@ -506,6 +506,13 @@ class SweepOutcome:
     failed: int  # not complete: failed, timed out, interrupted
     reused: int  # complete in an earlier run of the sweep, not run again
     table: Path
+    where: str = ""  # the cluster: "a LocalCluster of N workers" or the scheduler's address
+    dashboard: str | None = None  # the scheduler's dashboard, when it serves one
+
+    def record(self) -> dict:
+        """The sweep's figures for a summary.json."""
+        return {"where": self.where, "dashboard": self.dashboard, "points": self.total, "complete": self.complete,
+                "not_complete": self.failed, "reused": self.reused, "table": str(self.table)}
 
 
 def run_sweep(points: Sequence[Point], task, out: Path, client, *, progress: SweepProgress | None = None,
@@ -616,5 +623,110 @@ def _stop(pending: dict, collect: Callable, stop_file: Path, client) -> None:
         pass
 
 
-def describe(points: Iterable[Point]) -> str:
-    return ", ".join(p.label() for p in points)
+# ----------------------------------------------------------------------------------- command line
+#: a case process's own memory before its model [bytes] (peak RSS measured: sdnd101 113 MB,
+#: shaking_table 155 MB): a LocalCluster of N workers needs N of them at once
+POINT_BASELINE = 150e6
+MAX_POINTS = 100_000
+
+
+def estimate(points: int, workers: int):
+    """:class:`fem.run.Estimate` of a sweep: ``points`` (as its steps, bounded by :data:`MAX_POINTS`)
+    and the memory of ``workers`` points at once plus the table (4 kB a row)."""
+    from .run import Estimate
+
+    return Estimate(0, 0, 0, points, int(workers * POINT_BASELINE + 4000 * points))
+
+
+def script_flags(script: Path) -> set[str]:
+    """The flags a case script accepts, read from its ``--help`` (names without ``--``)."""
+    try:
+        done = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        raise BadInput(f"{Path(script).name}: its --help did not answer ({err})") from None
+    if done.returncode != 0:
+        raise BadInput(f"{Path(script).name}: its --help failed ({(done.stderr.strip().splitlines() or ['?'])[-1]})")
+    return {m[2:] for m in re.findall(r"(?<![\w-])--[A-Za-z][\w-]*", done.stdout)}
+
+
+def split_fixed(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``[study flags] -- [flags given to every point]`` -> the two lists."""
+    argv = list(argv)
+    if "--" not in argv:
+        return argv, []
+    cut = argv.index("--")
+    return argv[:cut], argv[cut + 1:]
+
+
+def check_flags(script: Path, given: dict, reserved: Sequence[str]) -> None:
+    """Refuse (:class:`fem.run.BadInput`) a flag ``script`` does not have, or one the study sets
+    itself (``reserved``), or one given twice; ``given`` maps where the user gave flags
+    (``"--grid"``, ``"after --"``) to their names (without ``--``)."""
+    known = script_flags(script)
+    seen: dict = {}
+    for origin, names in given.items():
+        for name in sorted(set(names)):
+            if name in reserved:
+                raise BadInput(f"{origin} --{name}: the study sets it itself")
+            if name not in known:
+                raise BadInput(f"{origin} --{name}: cases/{script.name} has no such flag "
+                               f"(see python cases/{script.name} --help)")
+            if name in seen:
+                raise BadInput(f"--{name} is given both {seen[name]} and {origin}: give it once")
+            seen[name] = origin
+
+
+def option_names(flags: Sequence[str]) -> list[str]:
+    """The names of the options in a list of arguments: ``["--t-end", "2", "--x=1"]`` -> ``["t-end", "x"]``."""
+    return [f[2:].split("=")[0] for f in flags if f.startswith("--") and len(f) > 2]
+
+
+def add_cluster_flags(parser, time_limit: float = 3600.0) -> None:
+    """--workers, --scheduler, --time-limit: where the points run and for how long each may."""
+    parser.add_argument("--workers", type=int, default=None, help="LocalCluster workers (default: one a core)")
+    parser.add_argument("--scheduler", default=None, metavar="tcp://HOST:PORT",
+                        help="a running Dask scheduler to send the points to (instead of a LocalCluster)")
+    parser.add_argument("--time-limit", type=finite, default=time_limit,
+                        help=f"seconds a point may run before it is stopped (status timeout); default {time_limit:g}")
+
+
+def local_workers(args) -> int:
+    """Check --workers, --scheduler, --time-limit (:class:`fem.run.BadInput` naming the flag) and
+    return the number of LocalCluster workers to start (0 with --scheduler)."""
+    if args.workers is not None and args.workers < 1:
+        raise BadInput(f"--workers must be >= 1, got {args.workers}")
+    if args.workers is not None and args.scheduler is not None:
+        raise BadInput("--workers starts a LocalCluster: not with --scheduler (the scheduler has its workers)")
+    if args.scheduler is not None and "://" not in args.scheduler:
+        raise BadInput(f"--scheduler {args.scheduler}: expected an address like tcp://HOST:PORT")
+    if not args.time_limit > 0:
+        raise BadInput(f"--time-limit must be > 0 s, got {args.time_limit:g}")
+    return 0 if args.scheduler else (args.workers or os.cpu_count() or 1)
+
+
+def sweep_on_cluster(points: Sequence[Point], task, out: Path, scheduler: str | None, workers: int,
+                     quiet: bool, what: str) -> SweepOutcome:
+    """Connect (:func:`connect`), say where the points of ``what`` run and the dashboard's address,
+    :func:`run_sweep`, close. The outcome (also that of an interruption, on the exception) says
+    where they ran."""
+    from dataclasses import replace
+
+    client, cluster = connect(scheduler, workers or None)
+    try:
+        where = scheduler or f"a LocalCluster of {len(client.scheduler_info()['workers'])} workers"
+        link = dashboard(client)
+        if not quiet:
+            print(f"sweep: {len(points)} points of {what} on {where}", file=sys.stderr)
+            print(f"sweep: Dask dashboard at {link}" if link else
+                  "sweep: no Dask dashboard (it needs bokeh on the scheduler's machine: pip install bokeh)",
+                  file=sys.stderr)
+        try:
+            outcome = run_sweep(points, task, out, client, progress=SweepProgress(len(points), quiet=quiet))
+        except Interrupted as stop:
+            stop.outcome = replace(stop.outcome, where=where, dashboard=link)
+            raise
+        return replace(outcome, where=where, dashboard=link)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

@@ -234,6 +234,17 @@ def test_a_changed_fixed_flag_runs_the_points_again(tmp_path):
     assert json.loads((out / "points" / "v0=1" / "summary.json").read_text())["t_reached"] == pytest.approx(0.1)
 
 
+def test_flags_after_the_separator_are_checked_like_the_grid(tmp_path):
+    """(The contract's refusals add --out at the end, after any --: these are checked here.)"""
+    for fixed, words in ((["--v0", "2"], "--v0 is given both --grid and after --"),
+                         (["--bogus", "1"], "after -- --bogus: cases/sdnd101.py has no such flag"),
+                         (["--out", "x"], "after -- --out: the study sets it itself")):
+        code, out, err = run_sweep(["sdnd101", "--grid", "v0=1", "--out", tmp_path / "s", "--", *fixed])
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+        assert err.startswith(f"error: {words}"), err
+    assert list(tmp_path.iterdir()) == []
+
+
 # ----------------------------------------------------------------------------------- a scheduler
 def free_port() -> int:
     with socket.socket() as s:
