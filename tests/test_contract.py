@@ -354,6 +354,12 @@ from test_sweep import CONTRACT_IMPOSSIBLE as SWEEP_IMPOSSIBLE, CONTRACT_SHORT a
 
 SHORT["sweep"] = SWEEP_SHORT
 IMPOSSIBLE["sweep"] = SWEEP_IMPOSSIBLE
+from test_overturning_spectrum import CONTRACT_FLAG_RUNS as SPECTRUM_FLAG_RUNS  # noqa: E402
+from test_overturning_spectrum import CONTRACT_IMPOSSIBLE as SPECTRUM_IMPOSSIBLE  # noqa: E402
+from test_overturning_spectrum import CONTRACT_SHORT as SPECTRUM_SHORT  # noqa: E402
+
+SHORT["overturning_spectrum"] = SPECTRUM_SHORT
+IMPOSSIBLE["overturning_spectrum"] = SPECTRUM_IMPOSSIBLE
 
 for _name in SDNV105:
     IMPOSSIBLE[_name] += [(["--nx", "3", "--ny", "8"], ("--nx", "even")), (["--nx", "4"], ("--nx and --ny",))]
@@ -1179,6 +1185,8 @@ FLAG_RUNS += [FlagRun("shaking_table", name, argv, check) for name, argv, check 
 FLAG_RUNS += [FlagRun(script, name, argv, check) for script, name, argv, check in MESH_SIZE_FLAG_RUNS]
 FLAG_RUNS += [FlagRun(script, name, argv, check) for script, name, argv, check in ROUND_OFF_FLAG_RUNS]
 FLAG_RUNS += [FlagRun("sweep", name, argv, check, around=around) for name, argv, check, around in SWEEP_FLAG_RUNS]
+FLAG_RUNS += [FlagRun("overturning_spectrum", name, argv, check, around=around)
+              for name, argv, check, around in SPECTRUM_FLAG_RUNS]
 
 
 @pytest.mark.parametrize("flag_run", [r for r in FLAG_RUNS if r.name != "sigint"], ids=lambda r: r.id)
