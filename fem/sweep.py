@@ -166,9 +166,11 @@ def summary_figures(summary: dict) -> dict:
     """The figures of a ``summary.json`` as flat columns: numbers, booleans and strings under their
     key (nested dicts joined with ``.``, e.g. ``run.wall_s``, ``rigid_body.overturned``); a list of
     one number under its key, of up to :data:`MAX_LIST` numbers as ``key[0]``, ``key[1]`` ...; a
-    list of records (impacts, checks) as its length, and for checks (records with ``passed`` or
-    ``within_tolerance``) ``key_failed``, the number that failed. Longer lists (curves) and the
-    run's identity (:data:`SKIPPED_KEYS`) are left out."""
+    list of records (impacts, checks) as its length; for checks (records with ``passed`` or
+    ``within_tolerance``) ``key_failed``, the number that failed; for up to :data:`MAX_LIST` other
+    records (impacts) the numbers of each, ``key[0].time``, ``key[0].ke_before`` ... Longer lists
+    (curves, a run's many impacts beyond their count) and the run's identity (:data:`SKIPPED_KEYS`)
+    are left out."""
     out: dict = {}
 
     def scalar(x) -> bool:
@@ -182,9 +184,13 @@ def summary_figures(summary: dict) -> dict:
                 add(f"{prefix}.{k}", v, depth + 1)
         elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             out[prefix] = len(value)
-            verdicts = [v.get("passed", v.get("within_tolerance")) for v in value]
-            if all(isinstance(v, bool) for v in verdicts):
-                out[f"{prefix}_failed"] = sum(not v for v in verdicts)
+            if any("passed" in v or "within_tolerance" in v for v in value):  # checks (a verdict may be None)
+                out[f"{prefix}_failed"] = sum(v.get("passed", v.get("within_tolerance")) is False for v in value)
+            elif len(value) <= MAX_LIST:  # a few events (impacts): their numbers, key[i].field
+                for k, record in enumerate(value):
+                    for name, x in record.items():
+                        if isinstance(x, (int, float)) and not isinstance(x, bool):
+                            out[f"{prefix}[{k}].{name}"] = x
         elif isinstance(value, list) and not value:
             out[prefix] = 0 if prefix in ("impacts", "checks") else None
         elif isinstance(value, list) and len(value) <= MAX_LIST and all(scalar(v) for v in value):
@@ -338,15 +344,25 @@ def run_point(task: Callable, point: Point, folder: str, stop_file: str) -> dict
     return record
 
 
-def reusable(task, point: Point, folder: Path) -> dict | None:
-    """The record of ``point`` in ``folder`` if it is complete and made by the same identity."""
+def point_record(folder: Path) -> dict | None:
+    """The row a point's folder records (``point.json``: status, message, exit_code, wall_s, figures
+    with their types), None if it has none."""
     try:
         record = json.loads((Path(folder) / POINT_RECORD).read_text())
     except (OSError, ValueError):
         return None
-    if not isinstance(record, dict) or record.get("status") != "complete":
+    return record if isinstance(record, dict) else None
+
+
+def reusable(task, point: Point, folder: Path) -> dict | None:
+    """The record of ``point`` in ``folder`` if it is complete and made by the same identity."""
+    record = point_record(folder)
+    if record is None or record.get("status") != "complete" or record.get("identity") != task.identity(point):
         return None
-    return record if record.get("identity") == task.identity(point) else None
+    summary = _read_summary(Path(folder))
+    if summary:  # the figures as this version of summary_figures reads them
+        record["figures"] = summary_figures(summary)
+    return record
 
 
 # ----------------------------------------------------------------------------------- the table

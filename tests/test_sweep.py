@@ -148,7 +148,12 @@ def test_summary_figures_flatten_what_a_table_can_hold():
     fig = sweep.summary_figures(summary)
     assert fig == {"overturned": True, "overturn_time": None, "max_rotation": 0.84, "max_joint_gap[0]": 0.0,
                    "max_joint_gap[1]": 1e-3, "run.steps": 1330, "run.wall_s": 8.07, "rigid_body.overturned": True,
-                   "rigid_body.impacts": 1, "impacts": 2, "checks": 2, "checks_failed": 1, "departures": None}
+                   "rigid_body.impacts": 1, "rigid_body.impacts[0].time": 0.4, "impacts": 2, "impacts[0].time": 0.46,
+                   "impacts[1].time": 0.49, "checks": 2, "checks_failed": 1, "departures": None}
+    many = sweep.summary_figures({"impacts": [{"time": 0.1 * k, "corner": "A"} for k in range(9)]})
+    assert many == {"impacts": 9}  # beyond MAX_LIST records: their count alone
+    ungraded = sweep.summary_figures({"checks": [{"value": 1.0, "passed": None}, {"value": 2.0, "passed": False}]})
+    assert ungraded == {"checks": 2, "checks_failed": 1}  # a check without a verdict has not failed
     assert sweep.summary_figures({"impacts": []})["impacts"] == 0
 
 
