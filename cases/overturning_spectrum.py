@@ -38,8 +38,6 @@ each run's files). Exit codes as every case (fem.run); 1 if an FE point did not 
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
 import sys
 from dataclasses import dataclass
@@ -172,18 +170,6 @@ def rigid_grid(cfg: Config) -> list[GridPoint]:
     return points
 
 
-def implied_mode(bounds, amplitude_ratio: float) -> str | None:
-    """The mode the boundaries at one frequency give an amplitude ratio (None within the bisection
-    tolerance of one: on the boundary)."""
-    mode = ov.SURVIVE if not bounds else bounds[0].below_mode
-    for bd in bounds:
-        if abs(amplitude_ratio - bd.amplitude_ratio) <= BOUNDARY_TOL:
-            return None
-        if amplitude_ratio > bd.amplitude_ratio:
-            mode = bd.above_mode
-    return mode
-
-
 def rigid_boundaries(cfg: Config, frequencies) -> dict:
     """{frequency ratio: boundaries} over amplitude ratios 1 to 1.15 x the grid's largest."""
     b, l = cfg.width / 2, cfg.height / 2
@@ -224,11 +210,12 @@ def fe_mode(row: dict) -> str | None:
     return ov.OVERTURN_AFTER_IMPACTS if (row.get("impacts") or 0) > 0 else ov.OVERTURN_WITHOUT_IMPACT
 
 
-def fe_rows(folder: Path, points: list[sweep.Point]) -> dict:
-    """{point index: its FE row} from the points' records (figures with their types)."""
+def fe_rows(folder: Path, task: sweep.CaseCommand, points: list[sweep.Point]) -> dict:
+    """{point index: its FE row}, from the records this study's task made (a record of other flags,
+    left by an earlier study in the folder, is not this point's)."""
     rows = {}
     for point in points:
-        record = sweep.point_record(folder / "points" / point.name)
+        record = sweep.current_record(task, point, folder / "points" / point.name)
         if record is not None:
             rows[point.index] = {"status": record.get("status"), "message": record.get("message"),
                                  "folder": str(folder / "points" / point.name), **(record.get("figures") or {})}
@@ -259,8 +246,9 @@ def table(cfg: Config, grid: list[GridPoint], fe: dict | None) -> list[dict]:
 
 def checks(grid: list[GridPoint], bounds: dict, rows: list[dict], fe: bool) -> list[dict]:
     """The rigid grid against its own boundaries; per compared point, the FE mode against the rigid."""
-    off = [g for g in grid if implied_mode(bounds[g.frequency_ratio], g.amplitude_ratio) not in (None, g.rigid.mode)]
-    on_boundary = sum(implied_mode(bounds[g.frequency_ratio], g.amplitude_ratio) is None for g in grid)
+    implied = [ov.mode_between(bounds[g.frequency_ratio], g.amplitude_ratio, BOUNDARY_TOL) for g in grid]
+    off = [g for g, mode in zip(grid, implied) if mode not in (None, g.rigid.mode)]
+    on_boundary = implied.count(None)
     out = [{"quantity": "rigid grid points whose mode is not the one its boundaries imply", "value": len(off),
             "reference": 0, "rel_error": None, "tolerance": 0, "passed": not off,
             "note": f"{on_boundary} point(s) within {BOUNDARY_TOL:g} of a boundary not counted"}]
@@ -272,19 +260,6 @@ def checks(grid: list[GridPoint], bounds: dict, rows: list[dict], fe: bool) -> l
                             "value": row["fe_mode"], "reference": row["rigid_mode"], "rel_error": None,
                             "tolerance": None, "passed": row["agree"] is True})
     return out
-
-
-def _text(x) -> str:
-    return "" if x is None else repr(x) if isinstance(x, float) else str(x)
-
-
-def write_csv(path: Path, rows: list[dict]) -> None:
-    buf = io.StringIO()
-    if rows:
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({k: _text(v) for k, v in r.items()} for r in rows)
-    _atomic_write_text(path, buf.getvalue())
 
 
 def boundary_rows(bounds: dict, where: str) -> list[dict]:
@@ -416,18 +391,18 @@ def _main(argv) -> int:
     say(f"rigid boundaries at {cfg.map_frequencies} frequencies for the map")
     curve_bounds = rigid_boundaries(cfg, map_frequencies(cfg))
     curves = ov.curves(list(curve_bounds.values()))
-    write_csv(cfg.out / "boundaries.csv", boundary_rows(bounds, "grid") + boundary_rows(curve_bounds, "map"))
+    sweep.write_csv(cfg.out / "boundaries.csv", boundary_rows(bounds, "grid") + boundary_rows(curve_bounds, "map"))
     outcome, status, stop = None, "complete", None
-    points = fe_points(cfg, grid)
+    points, task = fe_points(cfg, grid), fe_task(cfg, a.time_limit, a.force)
     if fe:
         (cfg.out / "fe" / "points").mkdir(parents=True, exist_ok=True)
         try:
-            outcome = sweep.sweep_on_cluster(points, fe_task(cfg, a.time_limit, a.force), cfg.out / "fe", a.scheduler,
+            outcome = sweep.sweep_on_cluster(points, task, cfg.out / "fe", a.scheduler,
                                              workers, a.quiet, "cases/shaking_table.py")
         except Interrupted as signal_stop:
             outcome, status, stop = signal_stop.outcome, "interrupted", signal_stop
-    rows = table(cfg, grid, fe_rows(cfg.out / "fe", points) if fe else None)
-    write_csv(cfg.out / "spectrum.csv", rows)
+    rows = table(cfg, grid, fe_rows(cfg.out / "fe", task, points) if fe else None)
+    sweep.write_csv(cfg.out / "spectrum.csv", rows)
     plot(cfg.out / "spectrum.png", cfg, rows, curves, fe)
     results = {"block": {"alpha": cfg.block.alpha, "p": cfg.block.p, "housner_e": cfg.block.housner_r},
                "modes": {f"{r['frequency_ratio']:g},{r['amplitude_ratio']:g}": [r["rigid_mode"], r.get("fe_mode")]

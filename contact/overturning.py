@@ -316,6 +316,20 @@ def boundaries(b: float, l: float, frequency_ratio: float, amplitude_range: tupl
     return tuple(found)
 
 
+def mode_between(bounds: Sequence[Boundary], amplitude_ratio: float, tol: float) -> str | None:
+    """The mode that the boundaries found at one frequency ratio (sorted, :func:`boundaries`) give
+    ``amplitude_ratio``: the below mode of the first boundary, then the above mode of every boundary
+    passed; None within ``tol`` of a boundary (its side is not known to better than the bisection's
+    tolerance). Survive when there is no boundary."""
+    mode = bounds[0].below_mode if bounds else SURVIVE
+    for bd in bounds:
+        if abs(amplitude_ratio - bd.amplitude_ratio) <= tol:
+            return None
+        if amplitude_ratio > bd.amplitude_ratio:
+            mode = bd.above_mode
+    return mode
+
+
 def boundary_curves(b: float, l: float, frequency_ratios: Sequence[float],
                     amplitude_range: tuple = (1.0, 12.0), scan: int = 45, tol: float = 1e-3,
                     g: float = 9.81, restitution: float | None = None) -> dict:

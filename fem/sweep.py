@@ -258,40 +258,20 @@ class CaseCommand:
         folder_path = Path(folder)
         if not Path(self.script).is_file():
             return _row("failed", f"case script {self.script} not found on this worker", None, 0.0)
-        env = {**os.environ, **{k: v for k, v in _SINGLE_THREAD.items() if k not in os.environ}}
-        argv = [sys.executable, "-c", _LAUNCH, str(os.getpid()), self.script, *self.arguments(point, folder)]
         if os.path.exists(stop_file):  # the sweep stopped before this point began
             return _row("interrupted", "not run: the sweep was stopped", None, 0.0)
+        (folder_path / "summary.json").unlink(missing_ok=True)  # figures from this run only
+        env = {**os.environ, **{k: v for k, v in _SINGLE_THREAD.items() if k not in os.environ}}
+        argv = [sys.executable, "-c", _LAUNCH, str(os.getpid()), self.script, *self.arguments(point, folder)]
         start = time.monotonic()
-        stopped = None
         with open(folder_path / "stdout.txt", "w") as out, open(folder_path / "stderr.txt", "w") as err:
             proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
                                     start_new_session=True)
-            try:
-                while True:
-                    try:
-                        code = proc.wait(timeout=0.25)
-                        break
-                    except subprocess.TimeoutExpired:
-                        pass
-                    if stopped is None:
-                        if self.time_limit is not None and time.monotonic() - start > self.time_limit:
-                            stopped = "timeout"
-                        elif os.path.exists(stop_file):
-                            stopped = "interrupted"
-                        if stopped is not None:
-                            proc.send_signal(signal.SIGINT)
-                            deadline = time.monotonic() + self.grace
-                    elif time.monotonic() > deadline:
-                        proc.kill()
-            finally:
-                if proc.poll() is None:  # this thread is being torn down: do not leave the case behind
-                    proc.kill()
-                    proc.wait()
+            code, stopped = supervise(proc, self.time_limit, stop_file, self.grace)
         wall = time.monotonic() - start
         summary = _read_summary(folder_path)
         figures = summary_figures(summary) if summary else {}
-        reached = summary.get("t_reached") if summary else None
+        reached = summary.get("t_reached")
         where = f" (results up to t = {reached:.6g} s kept)" if isinstance(reached, (int, float)) else ""
         if stopped == "timeout":
             return _row("timeout", f"time limit of {self.time_limit:g} s reached{where}", code, wall, figures)
@@ -301,6 +281,33 @@ class CaseCommand:
             return _row("complete", None, code, wall, figures)
         message = _error_line(folder_path / "stderr.txt") or summary.get("message") or f"exit code {code}"
         return _row("failed", message, code, wall, figures)
+
+
+def supervise(proc: subprocess.Popen, time_limit: float | None, stop_file: str, grace: float):
+    """Wait for ``proc``; past ``time_limit`` [s] (``"timeout"``) or once ``stop_file`` exists
+    (``"interrupted"``) send it SIGINT, then SIGKILL ``grace`` seconds later. Returns (exit code,
+    why it was stopped or None). A process still running when this thread is torn down is killed."""
+    start, stopped, deadline = time.monotonic(), None, math.inf
+    try:
+        while True:
+            try:
+                return proc.wait(timeout=0.25), stopped
+            except subprocess.TimeoutExpired:
+                pass
+            if stopped is None:
+                if time_limit is not None and time.monotonic() - start > time_limit:
+                    stopped = "timeout"
+                elif os.path.exists(stop_file):
+                    stopped = "interrupted"
+                if stopped is not None:
+                    proc.send_signal(signal.SIGINT)
+                    deadline = time.monotonic() + grace
+            elif time.monotonic() > deadline:
+                proc.kill()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def _row(status: str, message: str | None, exit_code: int | None, wall: float, figures: dict | None = None) -> dict:
@@ -354,10 +361,12 @@ def point_record(folder: Path) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
-def reusable(task, point: Point, folder: Path) -> dict | None:
-    """The record of ``point`` in ``folder`` if it is complete and made by the same identity."""
+def current_record(task, point: Point, folder: Path) -> dict | None:
+    """The record of ``point`` in ``folder`` if ``task`` made it for this point (the same identity:
+    an earlier sweep's record of other flags is not this point's), its figures read anew from the
+    folder's summary.json when there is one."""
     record = point_record(folder)
-    if record is None or record.get("status") != "complete" or record.get("identity") != task.identity(point):
+    if record is None or record.get("identity") != task.identity(point):
         return None
     summary = _read_summary(Path(folder))
     if summary:  # the figures as this version of summary_figures reads them
@@ -365,13 +374,26 @@ def reusable(task, point: Point, folder: Path) -> dict | None:
     return record
 
 
+def reusable(task, point: Point, folder: Path) -> dict | None:
+    """The record of ``point`` in ``folder`` if it is complete and made by the same identity."""
+    record = current_record(task, point, folder)
+    return record if record is not None and record.get("status") == "complete" else None
+
+
 # ----------------------------------------------------------------------------------- the table
-def _text(x) -> str:
-    if x is None:
-        return ""
-    if isinstance(x, float):
-        return repr(x)
-    return str(x)
+def write_csv(path: Path, rows: Sequence[dict], columns: Sequence[str] | None = None) -> None:
+    """``rows`` as CSV under ``columns`` (default: the first row's keys), replaced atomically: None
+    as an empty cell, floats at full precision (repr)."""
+    def text(x) -> str:
+        return "" if x is None else repr(x) if isinstance(x, float) else str(x)
+
+    columns = list(columns if columns is not None else (rows[0] if rows else ()))
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(columns)
+    for row in rows:
+        writer.writerow([text(row.get(c)) for c in columns])
+    _atomic_write_text(path, buf.getvalue())
 
 
 @dataclass
@@ -404,13 +426,7 @@ class ResultsTable:
         return cols
 
     def write(self) -> None:
-        buf = io.StringIO()
-        writer = csv.writer(buf, lineterminator="\n")
-        cols = self.columns()
-        writer.writerow(cols)
-        for i in sorted(self.rows):
-            writer.writerow([_text(self.rows[i].get(c)) for c in cols])
-        _atomic_write_text(self.path, buf.getvalue())
+        write_csv(self.path, [self.rows[i] for i in sorted(self.rows)], self.columns())
 
     def count(self, status: str) -> int:
         return sum(r["status"] == status for r in self.rows.values())

@@ -133,6 +133,14 @@ def test_boundaries_at_four_show_zhang_and_makris_ordering():
     assert ov.pulse_response(B, L, 4.0, bds[0].amplitude_ratio + 3 * tol).impacts == 1
 
 
+def test_mode_between_reads_the_boundaries():
+    """Below the first boundary its below mode, past each its above mode, None within tol of one."""
+    bds = (ov.Boundary(4.0, 3.0, SURVIVE, AFTER, (2.99, 3.01)), ov.Boundary(4.0, 4.0, AFTER, SURVIVE, (3.99, 4.01)))
+    assert [ov.mode_between(bds, a, 0.01) for a in (1.5, 2.995, 3.5, 4.005, 5.0)] == [SURVIVE, None, AFTER, None,
+                                                                                      SURVIVE]
+    assert ov.mode_between((), 7.0, 0.01) == SURVIVE
+
+
 def test_a_third_mode_inside_a_bracket_is_split():
     """omega_p/p = 1: the survival band 1.4122-1.4162 is narrower than the scan spacing 0.25; the
     scan sees 'after impacts' at 1.25 and 'without impact' at 1.5 and the bisection meets the band

@@ -34,17 +34,6 @@ def spectrum_rows(folder: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
-def implied(bounds, amplitude_ratio: float, tol: float):
-    """The mode that boundaries at one frequency give an amplitude ratio (None within tol of one)."""
-    mode = bounds[0].below_mode if bounds else ov.SURVIVE
-    for bd in bounds:
-        if abs(amplitude_ratio - bd.amplitude_ratio) <= tol:
-            return None
-        if amplitude_ratio > bd.amplitude_ratio:
-            mode = bd.above_mode
-    return mode
-
-
 def test_the_rigid_map_reproduces_the_rigid_boundaries(tmp_path):
     """--model rigid on 6 x 8 points over omega_p/p 0.8-4.8 and a_p/(g tan alpha) 1.1-6: each grid
     point's mode is the one the rigid block's boundaries imply, the boundaries located here anew
@@ -68,7 +57,7 @@ def test_the_rigid_map_reproduces_the_rigid_boundaries(tmp_path):
         for m, b in zip(mine, bounds):
             assert float(m["amplitude_ratio"]) == pytest.approx(b.amplitude_ratio, abs=2e-3)
         for r in (r for r in rows if float(r["frequency_ratio"]) == pytest.approx(fr)):
-            expected = implied(bounds, float(r["amplitude_ratio"]), 2e-3)
+            expected = ov.mode_between(bounds, float(r["amplitude_ratio"]), 2e-3)
             if expected is not None:
                 judged += 1
                 assert r["rigid_mode"] == expected, (fr, r["amplitude_ratio"])
