@@ -512,7 +512,7 @@ def connect(scheduler: str | None = None, workers: int | None = None):
             return Client(scheduler, timeout="10s", set_as_default=False), None
         except (OSError, TimeoutError, ValueError) as err:
             raise BadInput(f"--scheduler {scheduler}: cannot connect ({err})") from None
-    cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1, processes=False,
+    cluster = LocalCluster(n_workers=workers or cores(), threads_per_worker=1, processes=False,
                            dashboard_address=":0", silence_logs=logging.ERROR)
     return Client(cluster, set_as_default=False), cluster
 
@@ -733,7 +733,15 @@ def local_workers(args) -> int:
         raise BadInput(f"--scheduler {args.scheduler}: expected an address like tcp://HOST:PORT")
     if not args.time_limit > 0:
         raise BadInput(f"--time-limit must be > 0 s, got {args.time_limit:g}")
-    return 0 if args.scheduler else (args.workers or os.cpu_count() or 1)
+    return 0 if args.scheduler else (args.workers or cores())
+
+
+def cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def sweep_on_cluster(points: Sequence[Point], task, out: Path, scheduler: str | None, workers: int,

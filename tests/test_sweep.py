@@ -157,6 +157,38 @@ def test_summary_figures_flatten_what_a_table_can_hold():
     assert sweep.summary_figures({"impacts": []})["impacts"] == 0
 
 
+def test_progress_counts_and_time_left():
+    """A line a finished point; on a terminal the bar: counts and the time left, the elapsed time a
+    finished point times the points left (4 left after 2 in 10 s: 20 s)."""
+    import io
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    plain, tty = io.StringIO(), Terminal()
+    for stream in (plain, tty):
+        progress = sweep.SweepProgress(6, stream=stream)
+        progress.start -= 10.0
+        progress.point({"label": "mu=0.3", "status": "complete", "message": None, "wall_s": 4.0}, 1, 0, 2)
+        progress.point({"label": "mu=0.6", "status": "failed", "message": "--mu must be >= 0", "wall_s": 0.5}, 1, 1, 2)
+    assert plain.getvalue() == ("[1/6] mu=0.3: complete, 4.0 s\n"
+                                "[2/6] mu=0.6: failed (--mu must be >= 0), 0.5 s\n")
+    bar = tty.getvalue().rsplit("\r", 1)[-1]
+    assert "2/6: 1 done, 1 failed, 2 running, 2 waiting, about 20 s left" in bar
+    quiet = io.StringIO()
+    sweep.SweepProgress(2, stream=quiet, quiet=True).point({"label": "x", "status": "complete", "message": None,
+                                                           "wall_s": 1.0}, 1, 0, 0)
+    assert quiet.getvalue() == ""
+
+
+def test_no_dashboard_address_where_nothing_serves_one():
+    class Client:
+        dashboard_link = "http://127.0.0.1:1/status"  # nothing listens on port 1
+
+    assert sweep.dashboard(Client()) is None
+
+
 # ----------------------------------------------------------------------------------- LocalCluster
 def test_a_2x3_grid_on_a_local_cluster_has_six_complete_rows(tmp_path):
     code, out, err = run_sweep(["sdnd101", "--grid", "k-shock=1e5,1e6", "--grid", "v0=0.5,1,2", "--workers", "2",
