@@ -392,16 +392,17 @@ def _main(argv) -> int:
     curve_bounds = rigid_boundaries(cfg, map_frequencies(cfg))
     curves = ov.curves(list(curve_bounds.values()))
     sweep.write_csv(cfg.out / "boundaries.csv", boundary_rows(bounds, "grid") + boundary_rows(curve_bounds, "map"))
-    outcome, status, stop = None, "complete", None
-    points, task = fe_points(cfg, grid), fe_task(cfg, a.time_limit, a.force)
+    outcome, status, stop, fe_results = None, "complete", None, None
     if fe:
+        points, task = fe_points(cfg, grid), fe_task(cfg, a.time_limit, a.force)
         (cfg.out / "fe" / "points").mkdir(parents=True, exist_ok=True)
         try:
             outcome = sweep.sweep_on_cluster(points, task, cfg.out / "fe", a.scheduler,
                                              workers, a.quiet, "cases/shaking_table.py")
         except Interrupted as signal_stop:
             outcome, status, stop = signal_stop.outcome, "interrupted", signal_stop
-    rows = table(cfg, grid, fe_rows(cfg.out / "fe", task, points) if fe else None)
+        fe_results = fe_rows(cfg.out / "fe", task, points)
+    rows = table(cfg, grid, fe_results)
     sweep.write_csv(cfg.out / "spectrum.csv", rows)
     plot(cfg.out / "spectrum.png", cfg, rows, curves, fe)
     results = {"block": {"alpha": cfg.block.alpha, "p": cfg.block.p, "housner_e": cfg.block.housner_r},

@@ -62,9 +62,11 @@ def case_script(name: str) -> Path:
     path = Path(name)
     if path.suffix != ".py":
         path = CASES_DIR / f"{name}.py"
-    if path.stem in NOT_CASES or path.stem.endswith("_common") or not path.is_file():
-        known = sorted(p.stem for p in CASES_DIR.glob("*.py")
-                       if p.stem not in NOT_CASES and not p.stem.endswith("_common") and p.stem != "one_dof_common")
+    def is_case(p: Path) -> bool:
+        return p.stem not in NOT_CASES and not p.stem.endswith("_common")
+
+    if not (is_case(path) and path.is_file()):
+        known = sorted(p.stem for p in CASES_DIR.glob("*.py") if is_case(p))
         raise BadInput(f"CASE {name}: not a case script (the cases: {', '.join(known)})")
     return path.resolve()
 

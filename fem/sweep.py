@@ -45,17 +45,16 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
 from .interrupt import Interrupted
 from .results import _atomic_write_text
-from .run import BadInput, finite, write_json
+from .run import BadInput, Estimate, finite, write_json
 
 POINT_RECORD = "point.json"
 RESULTS = "results.csv"
-STATUSES = ("complete", "failed", "timeout", "interrupted")
 #: leading columns of every row, before the point's flags' and the summary's figures
 LEADING = ("point",)
 TRAILING = ("status", "message", "exit_code", "wall_s", "folder")
@@ -662,11 +661,9 @@ POINT_BASELINE = 150e6
 MAX_POINTS = 100_000
 
 
-def estimate(points: int, workers: int):
+def estimate(points: int, workers: int) -> Estimate:
     """:class:`fem.run.Estimate` of a sweep: ``points`` (as its steps, bounded by :data:`MAX_POINTS`)
     and the memory of ``workers`` points at once plus the table (4 kB a row)."""
-    from .run import Estimate
-
     return Estimate(0, 0, 0, points, int(workers * POINT_BASELINE + 4000 * points))
 
 
@@ -749,8 +746,6 @@ def sweep_on_cluster(points: Sequence[Point], task, out: Path, scheduler: str | 
     """Connect (:func:`connect`), say where the points of ``what`` run and the dashboard's address,
     :func:`run_sweep`, close. The outcome (also that of an interruption, on the exception) says
     where they ran."""
-    from dataclasses import replace
-
     client, cluster = connect(scheduler, workers or None)
     try:
         where = scheduler or f"a LocalCluster of {len(client.scheduler_info()['workers'])} workers"
