@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 import warnings
 from pathlib import Path
 
@@ -118,11 +117,10 @@ def test_orphan_node_and_degenerate_cell_are_warnings():
     assert f"cell {len(conn) - 1} (nodes {base.tolist()}, area 0 m^2)" in warns[1]
 
 
-def test_check_mesh_is_cheap():
-    mesh = grid_mesh(320, 320)  # 102 400 cells
-    start = time.perf_counter()
+def test_check_mesh_passes_a_large_clean_mesh():
+    """102,400 cells: no false warning (its cost is measured by benchmarks, not asserted here)."""
+    mesh = grid_mesh(320, 320)
     assert check_mesh(mesh, ("BASE",)) == []
-    assert time.perf_counter() - start < 1.0
 
 
 # ------------------------------------------------------------------------------------ singular solves

@@ -66,23 +66,49 @@ def test_other_tilt_in_d_is_checked_against_the_rigid_block_at_that_tilt(tmp_pat
     assert all(c["within_tolerance"] is True for c in s["checks"]), s["checks"]
 
 
-def _interrupt_after(tmp_path, sig, seconds=5.0):
+def _history_past(path: Path, t: float) -> bool:
+    """The history file exists and holds a row at time > t (rows are flushed as they are appended)."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return False
+    for line in reversed(lines[1:]):
+        try:
+            return float(line.split(",")[0]) > t
+        except ValueError:  # a row cut short by the writer, or a header
+            continue
+    return False
+
+
+def wait_for(predicate, what: str, timeout: float = 600.0, poll: float = 0.02):
+    """Poll ``predicate`` until it is true; fail after ``timeout`` s (a ceiling, not a schedule)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(poll)
+
+
+def _interrupt_during_release(tmp_path, sig):
+    """Start modeling A to 1 s (a run of several times its 0.33 s default, so that the signal falls
+    in the stepping on any machine), wait until its history holds a row past 0.01 s after the
+    release, then send ``sig``."""
     out = tmp_path / "run"
-    out.mkdir()
-    (out / "summary.json").write_text(json.dumps({"status": "complete"}))  # an earlier, finished run
-    (out / "report.md").write_text("OLD REPORT")
-    proc = subprocess.Popen([sys.executable, _script("a"), "--no-paraview", "--out", str(out)],
+    proc = subprocess.Popen([sys.executable, _script("a"), "--no-paraview", "--t-end", "1", "--out", str(out)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(seconds)
-    proc.send_signal(sig)
-    stdout, stderr = proc.communicate(timeout=60)
+    try:
+        wait_for(lambda: _history_past(out / "history.csv", 0.01) or proc.poll() is not None,
+                 "the release's history past t = 0.01 s")
+    finally:
+        proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=120)
     return proc.returncode, stderr, out
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_a_signal_ends_the_run_cleanly(tmp_path, sig, code):
-    returncode, stderr, out = _interrupt_after(tmp_path, sig)
-    assert returncode == code
+    returncode, stderr, out = _interrupt_during_release(tmp_path, sig)
+    assert returncode == code, stderr
     assert "Traceback" not in stderr
     assert len(stderr.strip().splitlines()) == 1 and signal.Signals(sig).name in stderr
     s = _summary(out)
@@ -91,8 +117,6 @@ def test_a_signal_ends_the_run_cleanly(tmp_path, sig, code):
     h = read_history(history)
     assert h["t"][-1] == pytest.approx(s["t_reached"], abs=1e-12) or s["phase_reached"] == "tilt"
     assert np.all(np.isfinite(h["t"]))
-    if (out / "report.md").exists():
-        assert "OLD REPORT" not in (out / "report.md").read_text()
 
 
 @pytest.mark.parametrize("args, message", [
@@ -109,11 +133,9 @@ def test_a_signal_ends_the_run_cleanly(tmp_path, sig, code):
     (["--bogus"], "unrecognized arguments: --bogus"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
-    t0 = time.monotonic()
-    proc = _run("a", *args, cwd=tmp_path, timeout=30)
+    proc = _run("a", *args, cwd=tmp_path, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ") and message in proc.stderr
-    assert time.monotonic() - t0 < 10
     assert list(tmp_path.iterdir()) == []  # no empty results folder left behind
 
 

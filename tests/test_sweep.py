@@ -219,17 +219,18 @@ def test_a_failing_point_is_a_row_with_its_message_and_the_others_complete(tmp_p
 
 
 def test_a_point_past_the_time_limit_is_stopped_and_keeps_its_files(tmp_path):
-    """--time-limit 2: the 30 s run is sent SIGINT, records where it stopped (summary interrupted,
-    history up to t_reached) and is a timeout row; the short one completes."""
-    start = time.monotonic()
-    code, out, err = run_sweep(["sdnd101", "--grid", "t-end=0.05,30", "--time-limit", "2", "--quiet",
+    """--time-limit 20: the run to 600 s (1.2 million steps, minutes on any machine) is sent SIGINT,
+    records where it stopped (summary interrupted, history up to t_reached) and is a timeout row;
+    the short one (0.05 s, 100 steps) completes well within the limit even on a loaded machine."""
+    code, out, err = run_sweep(["sdnd101", "--grid", "t-end=0.05,600", "--time-limit", "20", "--quiet",
                                 "--out", tmp_path / "s"])
-    assert code == 1 and time.monotonic() - start < 60
+    assert code == 1
     short, long = rows(tmp_path / "s")
-    assert short["status"] == "complete"
-    assert long["status"] == "timeout" and "time limit of 2 s reached" in long["message"] and long["exit_code"] == "130"
+    assert short["status"] == "complete", short
+    assert long["status"] == "timeout" and "time limit of 20 s reached" in long["message"]
+    assert long["exit_code"] == "130"
     summary = json.loads((Path(long["folder"]) / "summary.json").read_text())
-    assert summary["status"] == "interrupted" and 0 < summary["t_reached"] < 30
+    assert summary["status"] == "interrupted" and 0 < summary["t_reached"] < 600
     assert (Path(long["folder"]) / "history.csv").exists()
 
 
