@@ -115,6 +115,9 @@ Exit codes (fem.run): 0 the run completed (its checks are in summary.json), 1 th
 """
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import argparse
 import math
 import sys
@@ -127,6 +130,7 @@ from contact.impacts import velocity_contact_from
 from contact.multipliers import MultiplierContact
 from contact.penalty import ShockLaw, ShockSprings
 from contact.zone import RigidPlane, contact_zone
+from fem import ranges
 from fem.dynamics import NewtonSettings, Phase, State, energy_report, integrate
 from fem.loads import ImposedDisplacement
 from fem.material import ElasticMaterial
@@ -258,6 +262,23 @@ def _positive(flag: str, value: float, unit: str) -> None:
         raise BadInput(f"{flag} must be > 0 {unit}, got {value:g}")
 
 
+def check_ranges(args: argparse.Namespace, length: float, young: float, rho: float, velocity: float, gap: float,
+                 dt: float, t_end: float, c: float) -> None:
+    """The resolved values against their physical ranges (fem.ranges; the signs, and --length,
+    --young, --rho, are checked before), the step against the run and the wave's transit L/c."""
+    if args.setup == "wall":
+        ranges.check_all([("--velocity", velocity, ranges.SPEED), ("--gap", gap, ranges.GAP)])
+    if args.t_end is None and t_end not in ranges.DURATION:
+        flags = "--gap, --velocity, --length, --young, --rho" if args.setup == "wall" else "--length, --young, --rho"
+        rule = "gap / velocity + 4 L / c" if args.setup == "wall" else "12 L / c"
+        raise BadInput(f"{flags}: the default --t-end ({rule} = {t_end:.4g} s) is outside the physical range "
+                       f"{ranges.DURATION.interval()} of a {ranges.DURATION.name}: give --t-end")
+    ranges.check("--t-end", t_end, ranges.DURATION)
+    flags = "--length, --young, --rho"
+    ranges.check_step("--dt" if args.dt is not None else "--dt (default h / 2c)", dt, t_end, "--t-end",
+                      [("the wave's transit of the bar L / c", length / c, flags)])
+
+
 def resolve(args: argparse.Namespace) -> Config:
     """Check the flags (fem.run.BadInput naming the first one out of range) and resolve defaults."""
     setup = args.setup
@@ -277,6 +298,8 @@ def resolve(args: argparse.Namespace) -> Config:
     _positive("--rho", rho, "kg/m^3")
     if not -1.0 < args.poisson < 0.5:
         raise BadInput(f"--poisson must lie in (-1, 0.5), got {args.poisson:g}")
+    ranges.check_all([("--length", length, ranges.LENGTH), ("--young", young, ranges.YOUNG),
+                      ("--rho", rho, ranges.DENSITY)])
     if setup == "wall":
         _positive("--velocity", velocity, "m/s (the speed towards the wall)")
         if not gap >= 0:
@@ -292,6 +315,7 @@ def resolve(args: argparse.Namespace) -> Config:
     nx = DEFAULT_NX[setup] if args.nx is None else args.nx
     if nx < 1:
         raise BadInput(f"--nx must be an integer >= 1, got {nx}")
+    ranges.check("--nx", nx, ranges.ELEMENTS)
     if mass == "redistributed" and nx < 2:
         raise BadInput(f"--nx must be >= 2 with --mass redistributed (the massless end needs two rows of nodes "
                        f"with mass), got {nx}")
@@ -326,6 +350,7 @@ def resolve(args: argparse.Namespace) -> Config:
     _positive("--t-end", t_end, "s")
     width = WIDTH_OVER_LENGTH * length
     area = AREA[setup]
+    check_ranges(args, length, young, rho, velocity, gap, dt, t_end, c)
     if not all(math.isfinite(x) and x > 0 for x in (dt, t_end, h, width, area / width)):
         raise BadInput(f"--length {length:g} m, --nx {nx}: the element size or the strip's thickness is not a "
                        "usable number")
@@ -673,9 +698,10 @@ def _main(argv) -> int:
                "notes": [n.removeprefix("note: ") for n in notes],
                "checks": rows, "all_passed": all(r["passed"] is not False for r in rows),
                "run": {k: v for k, v in stats.items() if k != "energy_books"}, "energy_books": stats["energy_books"]}
-    summary = record.finish("complete", summary)
+    summary = record.final("complete", summary)
     text = print_report(cfg, summary, notes)
     _atomic_write_text(out / "report.md", text)
+    summary = record.close()  # summary.json last
     print(f"results: {out}/ (summary.json, history.csv, report.md{', solution.pvd' if cfg.paraview else ''})")
     return 0
 

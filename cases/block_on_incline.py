@@ -122,6 +122,9 @@ summary.json says ``failed``); 130 / 143 interrupted.
 """
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import argparse
 import math
 import re
@@ -136,6 +139,8 @@ from contact.multipliers import MultiplierContact
 from contact.penalty import ShockLaw, ShockSprings
 from contact.state import SLIP, STICK
 from contact.zone import contact_zone
+from fem import output_folder
+from fem import ranges
 from fem.dynamics import NewtonSettings, Phase, State, integrate
 from fem.functions import ramp
 from fem.loads import Gravity, ImposedDisplacement
@@ -202,6 +207,11 @@ def check_args(args: argparse.Namespace) -> None:
             raise BadInput(f"{flag} must be an integer >= 1, got {value}")
     if args.nx is not None and args.nx % 2:
         raise BadInput(f"--nx must be even (the mesh has a base-centre node O1), got {args.nx}")
+    ranges.check_all([("--nx", args.nx, ranges.ELEMENTS), ("--ny", args.ny, ranges.ELEMENTS)])
+    ranges.check_all([("--mu", args.mu, ranges.FRICTION), ("--t-end", args.t_end, ranges.DURATION),
+                      ("--width", args.width, ranges.BLOCK_SIZE), ("--height", args.height, ranges.BLOCK_SIZE)])
+    # the slope's only time scale is the run itself (the block sticks or slides at a constant rate)
+    ranges.check_step("--dt", args.dt, args.t_end, "--t-end")
 
 
 def is_reference_mesh(args: argparse.Namespace) -> bool:
@@ -503,7 +513,7 @@ def plot_slip(out: Path, summary: dict) -> None:
                  f"{summary['regime']}")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "slip.png", dpi=120)
+    output_folder.save_figure(fig, out / "slip.png", dpi=120)
     plt.close(fig)
 
 

@@ -38,6 +38,9 @@ each run's files). Exit codes as every case (fem.run); 1 if an FE point did not 
 """
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import math
 import sys
 from dataclasses import dataclass
@@ -51,9 +54,11 @@ if str(_ROOT) not in sys.path:  # python cases/overturning_spectrum.py from a ch
 
 from contact import overturning as ov  # noqa: E402
 from contact.rocking import RigidBlock  # noqa: E402
+from fem import output_folder  # noqa: E402
 from fem import sweep  # noqa: E402
 from fem.interrupt import Interrupted  # noqa: E402
 from fem.results import _atomic_write_text  # noqa: E402
+from fem import ranges  # noqa: E402
 from fem.run import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, check_resources,  # noqa: E402
                      command_line, execute, finite, prepare_output, require_all)
 
@@ -62,9 +67,12 @@ CASE = Path(__file__).resolve().parent / "shaking_table.py"
 #: flags of shaking_table.py the study sets itself
 RESERVED = ("excitation", "frequency-hz", "amplitude-g", "t-end", "width", "height", "mu", "dt", "no-paraview",
             "out", "quiet", "blocks", "cycles", "direction", "record", "help")
-SHORT_NAMES = {ov.SURVIVE: "S", ov.OVERTURN_AFTER_IMPACTS: "A", ov.OVERTURN_WITHOUT_IMPACT: "W"}
+#: an FE run that ended before its outcome was decided: no mode, no verdict on its comparison
+UNDECIDED = "undecided"
+SHORT_NAMES = {ov.SURVIVE: "S", ov.OVERTURN_AFTER_IMPACTS: "A", ov.OVERTURN_WITHOUT_IMPACT: "W", UNDECIDED: "?"}
 AFTER_OVERTURN = 0.5  # s an FE point runs past the rigid block's overturning
-AFTER_PULSE = 1.0  # s an FE point runs past the pulse when the rigid block survives
+AFTER_PULSE = 2.0  # s an FE point runs past the pulse when the rigid block survives: long enough for an impact
+# after its highest swing to decide it (with 1 s, (4, 3) ended at 0.998 of the barrier, undecided)
 BOUNDARY_TOL = 1e-3  # bisection of the boundaries, in amplitude ratio
 BOUNDARY_SCAN = 30  # amplitude ratios scanned at a frequency before the bisections
 
@@ -95,10 +103,11 @@ class Config:
         return ratio * self.width / self.height
 
 
-def _ratios(flag: str, text: str) -> tuple:
-    try:
-        _, values = sweep.parse_axis(f"x={text}")
-        numbers = tuple(float(v) for v in values)
+def _ratios(flag: str, text: str, limit: int | None = None) -> tuple:
+    try:  # (more than limit values refused before any is made)
+        numbers = tuple(float(v) for v in sweep.parse_values(text, f"{flag} {text}", limit))
+    except sweep.TooManyPoints:
+        raise
     except (BadInput, ValueError):
         raise BadInput(f"{flag} {text}: expected v1,v2,... or start:stop:count of distinct numbers") from None
     if not all(math.isfinite(v) and v > 0 for v in numbers):
@@ -126,13 +135,16 @@ def parse_args(argv):
     sweep.add_cluster_flags(p)
     add_run_flags(p)
     a = p.parse_args(argv)
-    config = Config(model=a.model, frequency_ratios=_ratios("--frequency-ratios", a.frequency_ratios),
-                    amplitude_ratios=_ratios("--amplitude-ratios", a.amplitude_ratios),
+    limit = sweep.point_limit(a.force)
+    config = Config(model=a.model, frequency_ratios=_ratios("--frequency-ratios", a.frequency_ratios, limit),
+                    amplitude_ratios=_ratios("--amplitude-ratios", a.amplitude_ratios, limit),
                     map_frequencies=a.map_frequencies, width=a.width, height=a.height, mu=a.mu, dt=a.dt,
                     fixed=tuple(fixed), out=a.out)
     require_all([
         (a.width > 0, f"--width must be > 0 m, got {a.width:g}"),
         (a.height > 0, f"--height must be > 0 m, got {a.height:g}"),
+        (a.width in ranges.BLOCK_SIZE, ranges.BLOCK_SIZE.refusal("--width", a.width)),
+        (a.height in ranges.BLOCK_SIZE, ranges.BLOCK_SIZE.refusal("--height", a.height)),
         (a.height <= 0 or a.width / a.height < math.sqrt(2), "--width / --height must be below sqrt(2): a squatter block has no "
                                             "rocking impacts (Housner's e = 1 - 3/2 sin^2 alpha <= 0)"),
         (a.mu >= 0, f"--mu must be >= 0, got {a.mu:g}"),
@@ -140,7 +152,58 @@ def parse_args(argv):
         (0 <= a.map_frequencies <= 400, f"--map-frequencies must be in [0, 400], got {a.map_frequencies}"),
         (a.model == "both" or not fixed, "flags after -- go to the FE runs: not with --model rigid"),
     ])
+    check_ranges(config, a)
     return config, a
+
+
+def check_ranges(cfg: Config, a) -> None:
+    """Every number against its physical range (fem.ranges): the block, the friction, the time
+    limit, and the pulses the grid asks for (frequency ratio x p / 2 pi within fem.ranges.FREQUENCY,
+    amplitude ratio x tan(alpha) within fem.ranges.TABLE_ACCELERATION, as cases/shaking_table.py
+    would refuse them); --dt against the block's rocking time scale 1/p and the shortest pulse."""
+    r = ranges
+    r.check_all([("--width", cfg.width, r.BLOCK_SIZE), ("--height", cfg.height, r.BLOCK_SIZE),
+                 ("--mu", cfg.mu, r.FRICTION),
+                 ("--time-limit", a.time_limit if a.time_limit > 0 else None, r.WALL_TIME),  # <= 0: fem.sweep's
+                 ("--workers", a.workers if a.workers is not None and a.workers >= 1 else None, r.WORKERS)])
+    p = cfg.block.p
+    for ratio in (min(cfg.frequency_ratios), max(cfg.frequency_ratios)):
+        f = cfg.frequency_hz(ratio)
+        if f not in r.FREQUENCY:
+            raise BadInput(f"--frequency-ratios {r.number(ratio)}: the pulse's frequency ratio x p / (2 pi) = "
+                           f"{f:.4g} Hz (p = {p:.4g} rad/s of --width, --height) is outside the physical range "
+                           f"{r.FREQUENCY.interval()} of a {r.FREQUENCY.name}")
+    ratio = max(cfg.amplitude_ratios)
+    peak = cfg.amplitude_g(ratio)
+    if peak not in r.TABLE_ACCELERATION:
+        raise BadInput(f"--amplitude-ratios {r.number(ratio)}: the pulse's peak ratio x --width / --height = "
+                       f"{peak:.4g} g is outside the physical range {r.TABLE_ACCELERATION.interval()} of a "
+                       f"{r.TABLE_ACCELERATION.name}: {r.TABLE_ACCELERATION.why}")
+    r.check_step("--dt", cfg.dt, None, scales=[
+        ("the block's rocking time scale 1/p = sqrt(4R / 3g)", 1.0 / p, "--width, --height"),
+        ("the shortest pulse, 2 pi / (ratio p)", 2 * math.pi / (max(cfg.frequency_ratios) * p),
+         "--frequency-ratios, --width, --height")])
+
+
+def check_fe_flags(cfg: Config) -> None:
+    """The FE points' command line (the flags after -- included) through cases/shaking_table.py's own
+    parser and validation, in this process, for the grid's highest frequency and amplitude (the
+    shortest pulse, the largest acceleration): a value it would refuse is refused here, before
+    anything runs, naming the flag."""
+    if str(CASE.parent) not in sys.path:
+        sys.path.insert(0, str(CASE.parent))
+    import shaking_table
+
+    fr, ar = max(cfg.frequency_ratios), max(cfg.amplitude_ratios)
+    point = ["--frequency-hz", repr(cfg.frequency_hz(fr)), "--amplitude-g", repr(cfg.amplitude_g(ar)),
+             "--t-end", repr(2 * math.pi / (fr * cfg.block.p) + AFTER_PULSE)]
+    try:
+        config, _ = shaking_table.parse_args([*point, *fe_task(cfg, 1.0, False).fixed])
+        config.validate()
+        config = config.resolved(config.history())
+        config.validate()
+    except BadInput as err:
+        raise BadInput(f"{err} (an FE point's flags, given to cases/shaking_table.py)") from None
 
 
 # ----------------------------------------------------------------------------------- rigid
@@ -202,9 +265,12 @@ def fe_task(cfg: Config, time_limit: float, force: bool) -> sweep.CaseCommand:
 
 
 def fe_mode(row: dict) -> str | None:
-    """The mode of an FE row (None unless complete)."""
+    """The mode of an FE row (None unless complete; ``UNDECIDED`` when the run ended before its
+    outcome was decided: the shaking table's ``overturned`` is null then)."""
     if row.get("status") != "complete":
         return None
+    if row.get("overturned") is None:
+        return UNDECIDED
     if not row.get("overturned"):
         return ov.SURVIVE
     return ov.OVERTURN_AFTER_IMPACTS if (row.get("impacts") or 0) > 0 else ov.OVERTURN_WITHOUT_IMPACT
@@ -239,7 +305,7 @@ def table(cfg: Config, grid: list[GridPoint], fe: dict | None) -> list[dict]:
             row.update({"fe_status": f.get("status", "not run"), "fe_message": f.get("message"), "fe_mode": mode,
                         "fe_impacts": f.get("impacts"), "fe_overturn_time": f.get("overturn_time"),
                         "fe_max_rotation": f.get("max_rotation"), "fe_slid": f.get("slid"),
-                        "agree": None if mode is None else mode == r.mode, "fe_folder": f.get("folder")})
+                        "agree": None if mode in (None, UNDECIDED) else mode == r.mode, "fe_folder": f.get("folder")})
         out.append(row)
     return out
 
@@ -258,7 +324,8 @@ def checks(grid: list[GridPoint], bounds: dict, rows: list[dict], fe: bool) -> l
                 out.append({"quantity": f"mode at omega_p/p = {row['frequency_ratio']:g}, "
                                         f"a_p/(g tan alpha) = {row['amplitude_ratio']:g}",
                             "value": row["fe_mode"], "reference": row["rigid_mode"], "rel_error": None,
-                            "tolerance": None, "passed": row["agree"] is True})
+                            "tolerance": None,
+                            "passed": None if row["fe_mode"] == UNDECIDED else row["agree"] is True})
     return out
 
 
@@ -314,7 +381,7 @@ def plot(path: Path, cfg: Config, rows: list[dict], curves: dict, fe: bool) -> N
     fig.suptitle(f"one-sine pulse, block {cfg.width:g} x {cfg.height:g} m, mu = {cfg.mu:g}\n(hollow: the rigid "
                  f"block needs more friction than mu)", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    output_folder.save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 
@@ -375,8 +442,11 @@ def _main(argv) -> int:
     n = len(cfg.frequency_ratios) * len(cfg.amplitude_ratios)
     if fe:
         sweep.check_flags(CASE, {"after --": sweep.option_names(cfg.fixed)}, RESERVED)
+        check_fe_flags(cfg)
     check_resources(sweep.estimate(n, workers), force=a.force, max_steps=sweep.MAX_POINTS, what="this study",
                     unit="points", remedy="fewer ratios or --workers")
+    if fe:  # an unreachable scheduler is refused before the folder is touched
+        sweep.check_scheduler(a.scheduler)
     prepare_output(cfg.out)
     parameters = {"model": cfg.model, "frequency_ratios": list(cfg.frequency_ratios),
                   "amplitude_ratios": list(cfg.amplitude_ratios), "map_frequencies": cfg.map_frequencies,
@@ -412,14 +482,13 @@ def _main(argv) -> int:
                "agree": sum(r.get("agree") is True for r in rows if r["compared"]),
                "fe": outcome.record() if outcome is not None else None,
                "checks": checks(grid, bounds, rows, fe)}
-    summary = record.finish(status, results, message=None if stop is None else str(stop))
+    summary = record.final(status, results, message=None if stop is None else str(stop))
     write_report(cfg.out, cfg, summary, rows, fe)
+    summary = record.close()  # summary.json last
     if stop is not None:
         raise stop
     print("\n".join(grid_text(cfg, rows, fe)))
-    failed = [c for c in summary["checks"] if not c["passed"]]
-    print(f"spectrum: {len(summary['checks']) - len(failed)} of {len(summary['checks'])} checks passed; "
-          f"results: {cfg.out}/ (report.md, spectrum.png, spectrum.csv)")
+    print(f"spectrum: results in {cfg.out}/ (report.md, spectrum.png, spectrum.csv)")  # the tally: fem.run
     if outcome is not None and outcome.complete < outcome.total:
         print(f"error: {outcome.total - outcome.complete} FE point(s) did not complete (see {outcome.table})",
               file=sys.stderr)

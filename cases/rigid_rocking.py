@@ -35,6 +35,9 @@ Run:  python cases/rigid_rocking.py [--model nonlinear|linear|constant] [--resti
 """
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import argparse
 import math
 import re
@@ -42,6 +45,7 @@ import sys
 from pathlib import Path
 
 from contact import rocking as rk
+from fem import ranges
 from fem.run import (BadInput, CaseParser, Estimate, Run, add_run_flags,
                      check_resources, command_line, estimate, execute, finite, prepare_output)
 
@@ -60,10 +64,11 @@ DOC_FIRST_ORDER = {"R_N": 3579.25, "R_T_abs": 1149.79, "ratio": 0.3212}
 #: amplitude is below this is computed to worse than 1e-6 relative (the smallest --theta, and the
 #: amplitude below which later impacts are not followed)
 AMPLITUDE_FLOOR = 1e-8
-#: every size, density, thickness and gravity lies in this range (SI): the computation forms products
-#: of up to eight of them (M g R, J_O omega^2, ...) and their squares, which then stay well inside
-#: double precision (every combination of the bounds runs to finite values)
-VALUE_RANGE = (1e-9, 1e9)
+#: the physical range of each size, density, thickness and gravity (fem.ranges): the computation
+#: forms products of up to eight of them (M g R, J_O omega^2, ...) and their squares, which stay
+#: well inside double precision for every combination of these bounds
+RANGES = {"--half-width": ranges.BLOCK_SIZE, "--half-height": ranges.BLOCK_SIZE, "--rho": ranges.DENSITY,
+          "--thickness": ranges.BLOCK_SIZE, "--g": ranges.GRAVITY}
 #: memory a computed impact keeps (the flight's dense ODE solution and its records), for all the
 #: rocking runs of a case (chosen model, three models, benchmark fits); measured about 4 kB
 BYTES_PER_IMPACT = 20_000.0
@@ -117,15 +122,12 @@ def _max_impacts(e: float, amplitude: float) -> float:
 def check_args(a: argparse.Namespace) -> None:
     """Raise :class:`fem.run.BadInput` naming the first flag out of its range, in the flags' own names
     and units (the command line has refused non-finite numbers)."""
-    low, high = VALUE_RANGE
     for flag, value, unit in (("--half-width", a.half_width, "m"), ("--half-height", a.half_height, "m"),
                               ("--rho", a.rho, "kg/m^3"), ("--thickness", a.thickness, "m"),
                               ("--g", a.g, "m/s^2")):
         if not value > 0:
             raise BadInput(f"{flag} must be > 0 {unit}, got {value:g}")
-        if not low <= value <= high:
-            raise BadInput(f"{flag} must lie in [{low:g}, {high:g}] {unit} (the rocking computation multiplies "
-                           f"sizes, density and gravity together), got {value:g}")
+        RANGES[flag].check(flag, value)
     b, l = a.half_width, a.half_height
     alpha = math.atan2(b, l)
     if not 0.0 < a.theta < alpha:
@@ -152,7 +154,7 @@ def check_args(a: argparse.Namespace) -> None:
             continue
         n_max = _max_impacts(e, amplitude)
         if a.impacts > n_max:
-            raise BadInput(f"--impacts {a.impacts}: with {law} (e = {e:.6g} on the angular velocity) the rocking "
+            raise BadInput(f"--impacts {ranges.number(a.impacts)}: with {law} (e = {e:.6g} on the angular velocity) the rocking "
                            f"amplitude falls below {AMPLITUDE_FLOOR:g} rad after {n_max:.0f} impacts (--theta "
                            f"{a.theta:g}), where the flights are no longer computed accurately (the block is "
                            f"practically at rest); use --impacts {n_max:.0f} or fewer")

@@ -74,6 +74,10 @@ Run:  python cases/sdnd101.py [--method modal|direct] [--dt 5e-4] [--t-end 0.5] 
       [--out results/sdnd101] [--quiet] [--force] (--help for every parameter)
 """
 
+
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import math
 import sys
 from dataclasses import dataclass
@@ -91,11 +95,13 @@ from one_dof_common import (NODE, all_passed, check, check_budget, departures, p
 from contact.penalty import ShockLaw, ShockSprings  # noqa: E402
 from contact.shocks import detect_shocks  # noqa: E402
 from contact.zone import RigidPlane, node_zone  # noqa: E402
+from fem import output_folder  # noqa: E402
 from fem.discrete import SpringProperties, Springs  # noqa: E402
 from fem.dynamics import Phase, State, integrate  # noqa: E402
 from fem.explicit import modal_basis, modal_central_differences  # noqa: E402
 from fem.loads import ImposedDisplacement  # noqa: E402
 from fem.results import HistoryWriter  # noqa: E402
+from fem import ranges  # noqa: E402
 from fem.run import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
 from fem.schemes import Newmark  # noqa: E402
 
@@ -353,11 +359,16 @@ def parse_args(argv=None):
 def check_input(args) -> ClosedForm:
     """Refuse impossible values (fem.run.BadInput, the message in the flags' own names and units);
     returns the closed form of the run's parameters."""
+    if args.convergence > ranges.HALVINGS.high:  # before validate(): 10**400 levels overflow a float
+        ranges.HALVINGS.check("--convergence", args.convergence)
     validate([
         ("--mass", args.mass, ">0", "kg"), ("--k", args.k, ">=0", "N/m"), ("--k-shock", args.k_shock, ">0", "N/m"),
         ("--v0", args.v0, ">0", "m/s (toward the plane)"), ("--dt", args.dt, ">0", "s"),
         ("--t-end", args.t_end, ">0", "s"), ("--convergence", args.convergence, ">=0", "levels"),
     ])
+    ranges.check_all([("--mass", args.mass, ranges.MASS), ("--k", args.k, ranges.STIFFNESS_OR_ZERO),
+                      ("--k-shock", args.k_shock, ranges.STIFFNESS), ("--v0", args.v0, ranges.SPEED),
+                      ("--t-end", args.t_end, ranges.DURATION), ("--dt", args.dt, ranges.TIME_STEP)])
     if args.dt > args.t_end:
         raise BadInput(f"--dt ({args.dt:g} s) must not exceed --t-end ({args.t_end:g} s)")
     cf = ClosedForm(mass=args.mass, k=args.k, k_shock=args.k_shock, v0=args.v0)
@@ -373,6 +384,9 @@ def check_input(args) -> ClosedForm:
     if args.method == "modal" and args.dt >= limit:
         raise BadInput(f"--dt {args.dt:g} s is beyond the stability limit of the central differences, "
                        f"2 sqrt(--mass / (--k + --k-shock)) = {limit:.4g} s; use a smaller --dt or --method direct")
+    # the shortest physical time scale: the shock itself, pi sqrt(m / (k + K)) (a longer step skips it)
+    ranges.check_step("--dt", args.dt, args.t_end, "--t-end",
+                      [("the shock's duration pi sqrt(m / (k + K))", cf.duration, "--mass, --k, --k-shock")])
     return cf
 
 
@@ -492,7 +506,7 @@ def _plot(path: Path, run: Run, shocks: list[dict], cf: ClosedForm, method: str)
     ax1.set(xlabel="t [s]", ylabel="R_N [N]")
     ax1.legend(loc="upper right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    output_folder.save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

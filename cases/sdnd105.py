@@ -52,6 +52,9 @@ Run:  python cases/sdnd105.py --modeling c [--dt 1e-3] [--out DIR] [--quiet] [--
 """
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import math
 import re
 import sys
@@ -70,11 +73,13 @@ from one_dof_common import check_budget, parser, start_run, validate  # noqa: E4
 
 from contact.buckling import BucklingLaw, BucklingShocks, node_pairs  # noqa: E402
 from contact.zone import RigidPlane, node_zone  # noqa: E402
+from fem import output_folder  # noqa: E402
 from fem.dynamics import NewtonSettings, Phase, State, run_phases  # noqa: E402
 from fem.loads import ImposedDisplacement  # noqa: E402
 from fem.mesh import Mesh  # noqa: E402
 from fem.model import Model  # noqa: E402
 from fem.recorder import NodeProbe, RunRecorder  # noqa: E402
+from fem import ranges  # noqa: E402
 from fem.run import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
 from fem.schemes import Newmark  # noqa: E402
 
@@ -608,6 +613,29 @@ def config_from_args(args) -> Sdnd105Config:
     return replace(cfg, **changes)
 
 
+def check_ranges(config: Sdnd105Config) -> None:
+    """Every number against its physical range (fem.ranges; the signs and the law's own rules are
+    checked before), the steps against the run and the duration of an elastic shock on the law's
+    stiffest branch, pi sqrt(m_r / k) (m_r = m, or m / 2 for modeling b's two masses)."""
+    r = ranges
+    r.check_all([("--mass", config.mass, r.MASS), ("--v0", config.v0, r.SPEED), ("--kn", config.kn, r.STIFFNESS),
+                 ("--f-crit", config.f_crit, r.FORCE), ("--f-post", config.f_post, r.FORCE),
+                 ("--plateau", config.plateau, r.GAP), ("--fall", config.fall, r.GAP),
+                 ("--depl-post", config.depl_post, r.GAP), ("--rigi-post", config.rigi_post, r.STIFFNESS),
+                 ("--amor-nor", config.amor_nor, r.DASHPOT), ("--amor-fl", config.amor_fl, r.DASHPOT),
+                 ("--amor-post", config.amor_post, r.DASHPOT), ("--fine-window", config.fine_window, r.INSTANT),
+                 ("--t-end", config.t_end, r.DURATION)])
+    reduced = config.mass / 2 if config.two_masses else config.mass
+    stiffest = max((config.kn, *config.rigi_post))
+    shock = [("an elastic shock's duration pi sqrt(m / k)", math.pi * math.sqrt(reduced / stiffest),
+              "--mass, --kn" + (", --rigi-post" if config.rigi_post else ""))]
+    r.check_step("--dt", config.dt, config.t_end, "--t-end", shock)
+    t0, t1 = max(0.0, config.fine_window[0]), min(config.t_end, config.fine_window[1])
+    if t1 > t0:  # the fine phase (spans()): its own run
+        r.check("--fine-window (its part inside the run)", t1 - t0, r.DURATION)
+        r.check_step("--dt-fine", config.dt_fine, t1 - t0, "--fine-window T1 - T0 inside the run", shock)
+
+
 def check_input(config: Sdnd105Config) -> None:
     """Refuse impossible values (fem.run.BadInput, the message in the flags' own names and units;
     the law's own checks are re-worded with the flags)."""
@@ -618,6 +646,11 @@ def check_input(config: Sdnd105Config) -> None:
         config.law()
     except ValueError as err:
         raise BadInput(law_message(str(err))) from None
+    except ArithmeticError:  # the law's table overflows: name the flag out of its range, or all of them
+        check_ranges(config)
+        raise BadInput("--kn, --f-crit, --f-post, --plateau, --fall, --depl-post, --rigi-post: the buckling law's "
+                       "table overflows in double precision for these values") from None
+    check_ranges(config)
     closed = ClosedForm(config)
     if closed.applies:
         try:
@@ -723,7 +756,7 @@ def _plot(result: Sdnd105Result, path: Path) -> None:
     ax[1].axhline(0.0, color="0.7", lw=0.8)
     ax[1].legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    output_folder.save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

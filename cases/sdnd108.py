@@ -69,6 +69,10 @@ Run:  python cases/sdnd108.py --modeling a|b [--scheme hht|average] [--alpha -0.
       (--help for all)
 """
 
+
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import functools
 import math
 import sys
@@ -88,8 +92,10 @@ from one_dof_common import (NODE, all_passed, check, check_budget, crossing, dep
 
 from contact.penalty import ShockLaw, ShockSprings  # noqa: E402
 from contact.zone import RigidPlane, node_zone  # noqa: E402
+from fem import output_folder  # noqa: E402
 from fem.dynamics import Phase, State, run_phases  # noqa: E402
 from fem.loads import Gravity, ImposedDisplacement  # noqa: E402
+from fem import ranges  # noqa: E402
 from fem.run import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
 from fem.schemes import HHT, Newmark  # noqa: E402
 
@@ -419,8 +425,16 @@ def check_input(args, c: float) -> tuple[Bounce, list[tuple[float, float, float]
         if args.alpha < -1.0 / 3.0:
             warnings.append(f"--alpha {args.alpha:g} is outside [-1/3, 0]: HHT is then first-order accurate and "
                             "damps strongly (Code_Aster's default is -0.1)")
+    ranges.check_all([("--mass", args.mass, ranges.MASS), ("--k", args.k, ranges.STIFFNESS), ("--c", c, ranges.DASHPOT),
+                      ("--height", args.height, ranges.LENGTH), ("--v0", args.v0, ranges.VELOCITY),
+                      ("--g", args.g, ranges.GRAVITY), ("--t-end", args.t_end, ranges.DURATION),
+                      ("--dt", args.dt, ranges.TIME_STEP)])
     if args.dt is not None and args.dt > args.t_end:
         raise BadInput(f"--dt ({args.dt:g} s) must not exceed --t-end ({args.t_end:g} s)")
+    # the shortest physical time scale: the contact on the ground spring, pi sqrt(m / k)
+    ranges.check_step("--dt", args.dt, args.t_end, "--t-end",
+                      [("the contact's duration pi sqrt(m / k)", math.pi * math.sqrt(args.mass / args.k),
+                        "--mass, --k")])
     physics = "--mass, --k, --c, --height, --v0, --g"
     cf = Bounce(mass=args.mass, k=args.k, c=c, height=args.height, v0=args.v0, g=args.g,
                 zero_force=args.zero_force_detachment)
@@ -559,7 +573,7 @@ def _plot(path: Path, run: Run, cf: Bounce, measured: dict, args) -> None:
     ax1.plot(run.t, run.force, lw=1)
     ax1.set(xlabel="t [s]", ylabel="ground force R_N [N]")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    output_folder.save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

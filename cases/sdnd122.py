@@ -36,6 +36,9 @@ Run:  python cases/sdnd122.py [--energy 6.50108331626e-3] [--e-max J] [--out res
 """
 from __future__ import annotations
 
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import csv
 import math
 import sys
@@ -51,6 +54,8 @@ from one_dof_common import all_passed, check, check_budget, parser, print_checks
 
 from contact.nnm import (StopOscillator, aster_formula_frequency, closed_form_frequency,  # noqa: E402
                          continue_branch, integrate_numerically, periodic_orbit)
+from fem import output_folder  # noqa: E402
+from fem import ranges  # noqa: E402
 from fem.run import BadInput, add_run_flags, execute, finite  # noqa: E402
 
 ASTER_ENERGY = 6.50108331626e-3      # es of sdnd122a.comm [J]
@@ -87,6 +92,9 @@ def check_input(args) -> tuple[StopOscillator, float]:
     Returns the oscillator and the end of the branch [J]."""
     validate([("--mass", args.mass, ">0", "kg"), ("--k", args.k, ">0", "N/m"), ("--k-stop", args.k_stop, ">0", "N/m"),
               ("--gap", args.gap, ">0", "m"), ("--energy", args.energy, ">0", "J"), ("--e-max", args.e_max, ">0", "J")])
+    ranges.check_all([("--mass", args.mass, ranges.MASS), ("--k", args.k, ranges.STIFFNESS),
+                      ("--k-stop", args.k_stop, ranges.STIFFNESS), ("--gap", args.gap, ranges.LENGTH),
+                      ("--energy", args.energy, ranges.ENERGY), ("--e-max", args.e_max, ranges.ENERGY)])
     osc = StopOscillator(args.mass, args.k, args.k_stop, args.gap)
     try:
         e0 = osc.first_contact_energy
@@ -223,7 +231,7 @@ def _main(argv) -> int:
 def _write_curve(path: Path, branch, closed) -> None:
     # energy,frequency,stable,period,frequency_closed_form,max_abs_multiplier
     # 0.0005,0.5032921210448704,True,1.986917653...,0.50329212104487,1.0000000
-    with path.open("w", newline="") as fh:
+    with output_folder.open_new(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["energy", "frequency", "stable", "period", "frequency_closed_form", "max_abs_multiplier"])
         for e, f, s, t, fc, mu in zip(branch.energy, branch.frequency, branch.stable, branch.period, closed,
@@ -260,7 +268,7 @@ def _plot(path: Path, osc, branch, energy, frequency, e_max, is_default) -> None
     axes[0].set_title("SDND122: frequency-energy branch of the NNM")
     axes[1].set_title("zoom on the tested energy")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    output_folder.save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

@@ -46,7 +46,10 @@ from contact.output import ContactRecorder, impulse
 from contact.penalty import ShockLaw, ShockSprings
 from contact.state import OPEN
 from contact.zone import RigidPlane, contact_zone, node_zone
+from fem import output_folder
+from fem import ranges
 from fem.dynamics import ConvergenceError, NewtonSettings, Phase, State, StepResult, integrate
+from fem.energy import CreationWatch, EnergyCreated
 from fem.functions import PiecewiseLinear
 from fem.loads import Gravity, ImposedDisplacement
 from fem.material import ElasticMaterial
@@ -72,6 +75,9 @@ REFERENCE_FILE = Path(__file__).resolve().parent / "reference" / "code_aster_tes
 GRAVITY_RAMP = PiecewiseLinear((-1.95, -1.65), (0.0, 1.0))
 TILT_RAMP = PiecewiseLinear((-1.95, -1.2, -1.1, -1.0, -0.8, -0.5, 0.0), (0.0, 0.0, 0.005, 0.1, 0.3, 1.0, 1.0))
 TILT_START = -1.05  # s: the tilt restarts from the self-weight state at this instant (sdnv105.md §1.3)
+#: the smallest --tilt-angle [rad]: the rigid reference (contact.rocking) integrates the angle with an
+#: absolute tolerance of 1e-14 rad (cases/rigid_rocking.py's AMPLITUDE_FLOOR, for the same reason)
+TILT_FLOOR = 1e-8
 
 
 def _restarted(ramp: PiecewiseLinear, t0: float) -> PiecewiseLinear:
@@ -116,6 +122,27 @@ ROUND_OFF_MAX = 16
 # A completed run whose energy books miss by more than this fraction of the potential-energy drop
 # (energy_balance's relative_error) exits with fem.run.EXIT_FAILED
 ENERGY_LIMIT = 0.01
+# A release whose contact gives back, over one contact event, more than this fraction of the run's
+# energy scale (the rigid block's potential-energy drop to its first impact: all the energy the
+# rocking has) than it took in it fails (fem.energy.CreationWatch: the books' contact and friction
+# work over the event; by their identity, the mechanical energy gained beyond the work put in and
+# the energy damping and the time scheme removed).
+# * CREATION_LIMIT, 1 %: contacts that give nothing back by construction (the located rules of a and
+#   c, contact.multipliers; b's shock springs, whose stored energy at an event's ends is
+#   R_N^2 / (2 RIGI_NOR) ~ 1e-4 J, 1e-5 of the drop; d's impulses): measured, every event of a with
+#   the redistributed mass at uniform steps of 2.5e-5 s, and every event of b and d by default, takes
+#   energy (net creation <= 0); 1 % is the books' own accuracy (ENERGY_LIMIT).
+# * CREATION_LIMIT_IMMEDIATE, 25 %: Code_Aster's immediate rules (a, c with the consistent mass, the
+#   benchmark's formulation) give back 1/2 R_N,n g_(n+1) when a node opens in the step after it closed
+#   (contact.multipliers), by an amount that depends on where in its step the corner lands, not
+#   smoothly on dt: measured over the first impact of a, -16 %, +18 %, +5.6 %, -1.6 % of the drop at
+#   fine steps of 2e-5, 1e-5 (the benchmark's), 5e-6, 2.5e-6 s; +17 % for c; +16 % at a 0.2 rad tilt
+#   with event-driven steps. 25 % lets the benchmark's own formulation at its steps run and stops an
+#   impact its steps do not resolve: the 0.2 rad tilt's first impact in a 2.5 ms coarse step gives
+#   back 85 % (the block flies up at 0.88 m/s). Below the limit the largest creation is reported
+#   (summary.json energy_creation, report.md), never silent.
+CREATION_LIMIT = 0.01
+CREATION_LIMIT_IMMEDIATE = 0.25
 
 
 @dataclass(frozen=True)
@@ -216,6 +243,8 @@ class Config:
     alpha: float | None = None  # HHT alpha of every release step (None: the benchmark's schedule)
     contact_events: str = "auto"  # a, c: CONTACT_EVENTS
     auto_steps: bool = False
+    # --benchmark-steps: the benchmark's windows on a custom run (whose default is event-driven steps)
+    benchmark_steps: bool = False
     mass: str = "consistent"  # a, c: "redistributed" frees the block's base of mass (fem.mass)
     mesh: Path | None = None
     # a uniform nx x ny block (nx even) generated for the run (meshes.generate, layout "refined"),
@@ -245,6 +274,33 @@ class Config:
         """The rigid-block reference assumes the pivot sticks: true when mu exceeds the largest
         |R_T|/R_N the rigid rocking needs before the first impact."""
         return self.mu > friction_demand(self)
+
+    @property
+    def steps(self) -> str:
+        """The release's time steps (summary.json ``steps``, report.md): ``uniform`` for d (steps of
+        --dt, the theta scheme; no windows and no event-driven steps), ``benchmark`` (the benchmark's
+        windows: fine steps around the benchmark's own impact instants, coarse steps between), or ``events``
+        (fem.stepping's event-driven steps: fine from before each predicted impact and through every
+        contact event, coarse elsewhere). --auto-steps asks for ``events``, --benchmark-steps for
+        ``benchmark``; by default the benchmark configuration keeps its windows and a custom run takes
+        ``events``: the windows are placed for the benchmark's block and tilt, and another run's
+        impacts fall in its coarse steps (a 0.2 rad tilt: its first impact, 0.30831 s for the rigid
+        block, inside the 2.5 ms step after the last window ends at 0.3075 s, created 85 % of its
+        energy scale)."""
+        if self.spec.contact == "theta":
+            return "uniform"
+        if self.auto_steps:
+            return "events"
+        if self.benchmark_steps:
+            return "benchmark"
+        return "events" if self.configuration == "custom" else "benchmark"
+
+    @property
+    def creation_limit(self) -> float:
+        """Largest energy a contact event may create, as a fraction of the energy scale
+        (CREATION_LIMIT, CREATION_LIMIT_IMMEDIATE for a and c under Code_Aster's immediate rules)."""
+        immediate = self.spec.contact in ("lagrange", "augmented") and self.contact_events_resolved == "immediate"
+        return CREATION_LIMIT_IMMEDIATE if immediate else CREATION_LIMIT
 
     @property
     def contact_events_resolved(self) -> str:
@@ -282,6 +338,8 @@ class Config:
             (self.modeling in MODELINGS, f"unknown modeling {self.modeling!r}; choose one of {sorted(MODELINGS)}"),
             (self.width > 0, f"--width must be > 0 m, got {self.width:g}"),
             (self.height > 0, f"--height must be > 0 m, got {self.height:g}"),
+            (self.width in ranges.BLOCK_SIZE, ranges.BLOCK_SIZE.refusal("--width", self.width)),
+            (self.height in ranges.BLOCK_SIZE, ranges.BLOCK_SIZE.refusal("--height", self.height)),
             (0 < self.tilt_angle < alpha,
              f"--tilt-angle must lie in (0, atan(width/height) = {alpha:.4g}) rad "
              f"(beyond it the block topples), got {self.tilt_angle:g}"),
@@ -291,6 +349,9 @@ class Config:
             (self.t_end is None or self.t_end > 0, f"--t-end must be > 0 s, got {self.t_end}"),
             (self.dt is None or self.dt > 0, f"--dt must be > 0 s, got {self.dt}"),
             (self.dt_fine is None or self.dt_fine > 0, f"--dt-fine must be > 0 s, got {self.dt_fine}"),
+            (self.dt is None or self.dt in ranges.TIME_STEP, ranges.TIME_STEP.refusal("--dt", self.dt)),
+            (self.dt_fine is None or self.dt_fine in ranges.TIME_STEP,
+             ranges.TIME_STEP.refusal("--dt-fine", self.dt_fine)),
             (0.5 <= self.theta <= 1.0, f"--theta must lie in [0.5, 1], got {self.theta:g}"),
             (self.alpha is None or -1.0 / 3.0 <= self.alpha <= 0.0,
              f"--alpha must lie in [-1/3, 0] (HHT), got {self.alpha}"),
@@ -318,6 +379,46 @@ class Config:
                            f"the fine steps are the ones around the impacts")
         check_materials((("--young, --poisson, --rho, --amor-alpha", self.block_material),
                          ("--table-young, --table-amor-alpha", self.table_material)))
+        self.check_ranges()
+
+    def check_ranges(self) -> None:
+        """Every number against its physical range (fem.ranges; signs and the rules of
+        :meth:`validate` first), the tilt above the rigid reference's resolution, the block's strain
+        under its weight, the release's steps against the release and the rocking time scale 1/p,
+        and a --mesh file read (missing, unreadable, NaN or absurd coordinates refused): all before
+        the output folder is touched."""
+        r = ranges
+        resolved = self.resolved()
+        r.check_all([
+            ("--width", self.width, r.BLOCK_SIZE), ("--height", self.height, r.BLOCK_SIZE),
+            ("--mu", self.mu, r.FRICTION), ("--young", self.young, r.YOUNG), ("--poisson", self.poisson, r.POISSON),
+            ("--rho", self.rho, r.DENSITY), ("--amor-alpha", self.amor_alpha, r.RAYLEIGH_ALPHA),
+            ("--table-young", self.table_young, r.TABLE_YOUNG),
+            ("--table-amor-alpha", self.table_amor_alpha, r.RAYLEIGH_ALPHA),
+            ("--t-end", resolved.t_end, r.DURATION),
+            ("--nx", self.nx, r.ELEMENTS), ("--ny", self.ny, r.ELEMENTS),
+        ])
+        if self.modeling == "b":
+            r.check_all([("--rigi-nor", self.rigi_nor, r.STIFFNESS), ("--rigi-tan", self.rigi_tan, r.STIFFNESS_OR_ZERO),
+                         ("--amor-nor", self.amor_nor, r.DASHPOT), ("--amor-tan", self.amor_tan, r.DASHPOT)])
+        require_all([(self.tilt_angle >= TILT_FLOOR,
+                      f"--tilt-angle {r.number(self.tilt_angle)} rad is below {r.number(TILT_FLOOR)} rad: the rigid "
+                      f"reference (contact.rocking) integrates the angle to 1e-14 rad, a smaller tilt is computed to "
+                      f"worse than 1e-6")])
+        weight = self.rho * G * self.height  # [Pa] at the block's base, on the table's top
+        r.check_self_weight("--rho, --height, --young", weight, self.young)
+        r.check_self_weight("--rho, --height, --table-young", weight, self.table_young, "the table")
+        rocking = [("the block's rocking time scale 1/p = sqrt(4R / 3g)", r.rocking_time(self.width, self.height, G),
+                    "--width, --height")]
+        steps = (("--dt", resolved.dt),) if self.spec.contact == "theta" else (("--dt", resolved.dt),
+                                                                              ("--dt-fine", resolved.dt_fine))
+        for flag, dt in steps:  # a step longer than a short release is cut at its end: no run length here
+            r.check_step(flag, dt, None, "the release, --t-end", rocking)
+        if self.mesh is not None:  # read here, before the output folder: a refused file leaves nothing
+            try:
+                read_mesh(self.mesh)
+            except ValueError as err:
+                raise BadInput(f"--mesh {self.mesh}: {err}") from None
 
     def physics(self) -> dict:
         """The parameters that change the physical problem (not the numerics), by flag name."""
@@ -416,10 +517,14 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
                             "default: the benchmark's, -0.1 / -0.2 in the fine windows and around detected "
                             "impacts, 0 in the coarse steps. One alpha for uniform-step studies "
                             "(cases/convergence.py)")
-        p.add_argument("--auto-steps", action="store_true",
-                       help="instead of the benchmark's windows, fem.stepping's event-driven steps: --dt-fine "
-                            "from before a predicted impact and for 3 ms after any contact opening or closing, "
-                            "steps growing (x2 a step) to --dt elsewhere")
+        steps = p.add_mutually_exclusive_group()
+        steps.add_argument("--auto-steps", action="store_true",
+                           help="instead of the benchmark's windows, fem.stepping's event-driven steps: --dt-fine "
+                                "from before a predicted impact and for 3 ms after any contact opening or closing, "
+                                "steps growing (x2 a step) to --dt elsewhere (the default of a custom run)")
+        steps.add_argument("--benchmark-steps", action="store_true",
+                           help="the benchmark's windows even on a custom run (whose default is --auto-steps): "
+                                "they are placed for the benchmark's impacts, not this run's")
     p.add_argument("--mesh", type=Path, default=None, help="gmsh .msh with the benchmark's group names")
     p.add_argument("--nx", type=int, default=None,
                    help="instead of the benchmark's mesh, a uniform block of NX (even) elements across, generated "
@@ -445,7 +550,8 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
                     table_young=a.table_young, table_amor_alpha=a.table_amor_alpha, t_end=a.t_end, dt=a.dt,
                     dt_fine=getattr(a, "dt_fine", None), theta=getattr(a, "theta", 0.55),
                     alpha=getattr(a, "alpha", None), contact_events=getattr(a, "contact_events", "auto"),
-                    auto_steps=getattr(a, "auto_steps", False), mass=getattr(a, "mass", "consistent"), mesh=a.mesh,
+                    auto_steps=getattr(a, "auto_steps", False), benchmark_steps=getattr(a, "benchmark_steps", False),
+                    mass=getattr(a, "mass", "consistent"), mesh=a.mesh,
                     nx=a.nx, ny=a.ny, out=a.out, archive_every=a.archive_every, paraview=not a.no_paraview,
                     round_off=a.round_off,
                     **({"rigi_nor": a.rigi_nor, "rigi_tan": a.rigi_tan, "amor_nor": a.amor_nor,
@@ -759,6 +865,7 @@ class RunOutput:
     failure: str | None = None
     interrupted: Interrupted | None = None  # the signal that stopped the run, if one did
     tilt: dict | None = None  # tilt_check of the end of the tilt (None: the tilt did not finish)
+    energy_creation: dict | None = None  # creation_report of the release (None: no release)
 
     @property
     def status(self) -> str:
@@ -804,7 +911,7 @@ def run(study: Study, integrator=integrate) -> RunOutput:
         return RunRecorder(study.model, out, _probes(), history_name=f"{name}_history", series_name=name,
                            kinetic_group="BLOCK", write_series=cfg.paraview, extra_columns=columns, extra=extra)
 
-    snapshot = tilted = None
+    snapshot = tilted = watch = None
     refinements: list[dict] = []
     try:
         with recorder("selfweight") as sw:
@@ -835,6 +942,7 @@ def run(study: Study, integrator=integrate) -> RunOutput:
     except Interrupted as stop:
         failure, interrupted = f"preload: {stop}", stop
     if failure is None:
+        watch = CreationWatch(rigid_potential_drop(cfg), cfg.creation_limit)
         with RunRecorder(study.model, out, _probes(), kinetic_group="BLOCK", write_series=cfg.paraview,
                          extra_columns=columns, extra=extra) as rec:
             try:
@@ -845,18 +953,86 @@ def run(study: Study, integrator=integrate) -> RunOutput:
                                   if cfg.paraview else None)
                 try:
                     refinements = _run_release(study, tilted.released(0.0), rec, release_rows, integrator,
-                                               contact_series)
+                                               contact_series, watch)
                 finally:
                     if contact_series is not None:
                         contact_series.close()
-            except ConvergenceError as err:
+            except (ConvergenceError, EnergyCreated) as err:
                 failure = f"release: {err}"
             except Interrupted as stop:
                 failure, interrupted = f"release: {stop}", stop
             add_run_statistics(stats, rec)
     stats["wall_s"] = time.perf_counter() - t0
     stats["automatic_refinements"] = refinements
-    return RunOutput(release_rows, preload_rows, stats, failure, interrupted, tilt)
+    return RunOutput(release_rows, preload_rows, stats, failure, interrupted, tilt,
+                     creation_report(study, watch) if watch is not None else None)
+
+
+def contact_node_name(study: Study, k: int | None) -> str:
+    """The name of contact node ``k`` (index in the contact's slave arrays): its one-node group of
+    the mesh (O, O10, O1, O11, A), else its node number."""
+    if k is None:
+        return "-"
+    node = int(study.contact.zone.slave[k])
+    names = [g for g, nodes in study.mesh.node_groups.items() if len(nodes) == 1 and int(nodes[0]) == node]
+    return names[0] if names else f"{node}"
+
+
+def creation_report(study: Study, watch: CreationWatch) -> dict:
+    """summary.json's ``energy_creation``: the energy scale and the limit, the contact events seen
+    and the largest energy one created (fem.energy.CreationWatch), with its node."""
+    largest = watch.largest
+    return {"scale": watch.scale, "scale_is": "the rigid block's potential-energy drop to its first impact",
+            "limit": watch.limit,
+            "rule": "immediate" if watch.limit == CREATION_LIMIT_IMMEDIATE else "gives nothing back",
+            "events": watch.events,
+            "largest": None if largest is None else {
+                "t_start": largest.t_start, "t": largest.t, "created": largest.created, "fraction": largest.fraction,
+                "node": contact_node_name(study, largest.node)},
+            "passed": largest is None or largest.fraction <= watch.limit}
+
+
+def _creation_remedy(config: Config) -> str:
+    """What resolves an event that created energy, for the error message."""
+    if config.steps == "benchmark":
+        return ("the benchmark's windows do not resolve this run's impacts: event-driven steps (--auto-steps, the "
+                "default of a custom run) do")
+    if config.steps == "events":
+        return "its steps do not resolve it: a smaller --dt-fine does"
+    return "its steps do not resolve it: a smaller --dt does"
+
+
+def _stored_energy(contact) -> float:
+    """Energy [J] the contact's laws store elastically: b's shock springs, 1/2 RIGI_NOR p^2 for a
+    penetration p > 0 plus 1/2 RIGI_TAN e^2 for the tangential spring's elongation e
+    (contact.penalty); 0 for the multipliers of a, c, d."""
+    law = getattr(contact, "law", None)
+    if law is None or not hasattr(contact, "elongation"):
+        return 0.0
+    p = np.maximum(-np.asarray(contact.state().gap, dtype=float), 0.0)
+    p = np.where(np.isfinite(p), p, 0.0)
+    return float(0.5 * law.normal_stiffness * np.sum(p * p)
+                 + 0.5 * law.tangential_stiffness * np.sum(contact.elongation ** 2))
+
+
+def _watched(study: Study, watch: CreationWatch | None, steps):
+    """The results of ``steps`` (a step generator; its return value is returned), each one followed,
+    once the caller has recorded it, by the contact's energy watch: raises fem.energy.EnergyCreated,
+    naming the time and the contact node, when a contact event created more than the watch's limit."""
+    if watch is None:
+        return (yield from steps)
+    while True:
+        try:
+            result = next(steps)
+        except StopIteration as done:
+            return done.value
+        yield result
+        st, e = study.contact.state(), result.state.energies
+        found = watch.observe(result.state.t, e.contact_work + e.friction_work, st.status != OPEN, st.rn, st.gap,
+                              getattr(study.contact, "impulsive", False), _stored_energy(study.contact))
+        if found is not None:
+            raise EnergyCreated(found, watch.limit, contact_node_name(study, found.node),
+                                _creation_remedy(study.config))
 
 
 IMPACT_FINE_AFTER = 3e-3  # s of fine steps after a predicted impact
@@ -877,12 +1053,13 @@ def _predicted_impact(contact, previous: tuple | None, t: float) -> float:
 
 
 def _windows(study: Study) -> list[Window]:
-    """The release windows: the benchmark's schedule, or for --auto-steps its fine start followed by
-    one coarse window (run by fem.stepping, :func:`_run_release`)."""
+    """The release windows: the benchmark's schedule, or for event-driven steps (Config.steps:
+    --auto-steps, a custom run's default) its fine start followed by one coarse window (run by
+    fem.stepping, :func:`_run_release`)."""
     cfg = study.config
     if cfg.spec.contact == "theta":  # d: uniform steps, no windows (impacts are first-order events)
         rows = [(0.0, 1e9, "uniform", 0.0, False)]
-    elif cfg.auto_steps:
+    elif cfg.steps == "events":
         rows = [(0.0, 0.0025, "fine", -0.1, False), (0.0025, 1e9, "coarse", 0.0, False)]
     else:
         rows = SCHEDULES[cfg.modeling]
@@ -890,12 +1067,13 @@ def _windows(study: Study) -> list[Window]:
 
 
 def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict], integrator,
-                 contact_series: ContactRecorder | None = None) -> list[dict]:
+                 contact_series: ContactRecorder | None = None, watch: CreationWatch | None = None) -> list[dict]:
     """Run the release windows. Fine windows run as given. Coarse windows advance one step at a
     time and watch the contact: when an open node is predicted to close within 1.5 coarse steps and
     before the next fine window starts, fine steps with alpha = -0.2 run until 3 ms after the
-    predicted impact. With --auto-steps, after the fine start the steps are fem.stepping's
-    (fine steps with alpha = -0.2 through every contact event). Returns the automatic refinements
+    predicted impact. With event-driven steps (Config.steps), after the fine start the steps are
+    fem.stepping's (fine steps with alpha = -0.2 through every contact event). Every step is
+    followed by the contact's energy watch (:func:`_watched`). Returns the automatic refinements
     made."""
     cfg = study.config
     windows = _windows(study)
@@ -909,7 +1087,8 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
 
     def advance(phase):
         nonlocal state, first
-        state = record_steps(rec, integrator(study.model, phase, state, [study.contact]), rows, skip_first=not first,
+        state = record_steps(rec, _watched(study, watch, integrator(study.model, phase, state, [study.contact])), rows,
+                             skip_first=not first,
                              on_archived=contact_series.record if contact_series is not None else None).state
         first = False
 
@@ -927,7 +1106,7 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
             advance(release_phase(study, f"settle {state.t:.5f}", state.t, t1, cfg.dt_fine, alpha, modified))
             extended += POST_IMPACT_CHUNK
 
-    if cfg.auto_steps and cfg.spec.contact != "theta":
+    if cfg.steps == "events":
         # the benchmark's fine start, then fem.stepping: fine steps (HHT IMPACT_ALPHA) from before a
         # predicted impact and for IMPACT_FINE_AFTER after every contact status change, steps
         # growing to --dt elsewhere
@@ -938,7 +1117,7 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
             study, name, t0, t1, dt, IMPACT_ALPHA if fine else 0.0), state, [study.contact], [study.contact],
             cfg.t_end, EventSteps(cfg.dt, cfg.dt_fine, fine_after=IMPACT_FINE_AFTER,
                                   archive_every=cfg.archive_every))
-        return record_steps(rec, steps, rows, skip_first=True,
+        return record_steps(rec, _watched(study, watch, steps), rows, skip_first=True,
                             on_archived=contact_series.record if contact_series is not None else None).value or []
     for k, w in enumerate(windows):
         if w.step == "uniform":
@@ -1219,6 +1398,8 @@ def energy_balance(R: dict, P: dict) -> dict:
     every term computed on its own (fem.energy: the contact laws' works from their reactions and
     gap / slip changes, the scheme's dissipation from its energy identity)
 
+    ``initial_energy`` is the strain and kinetic energy of the model at the release (the strain
+    energy the self-weight and the tilt left), energy the run starts with besides the drop;
     ``relative_error`` is the largest departure from the constant, relative to the potential-
     energy drop up to the first impact; ``numerical_dissipation`` (HHT / Newmark with gamma > 1/2
     in the benchmark's impact windows) is reported on its own, and ``relative_error_physical``
@@ -1231,7 +1412,8 @@ def energy_balance(R: dict, P: dict) -> dict:
     first = t <= t[np.argmax(R["ke"])]
     drop = float(R["gravity_potential"][0] - R["gravity_potential"][first].min())
     rel = (lambda x: float(np.abs(x).max() / drop)) if drop > 0 else (lambda x: None)
-    return {"potential_drop": drop, "max_abs_error": float(np.abs(error).max()), "relative_error": rel(error),
+    return {"potential_drop": drop, "initial_energy": float(R["strain_energy"][0] + R["ke"][0]),
+            "max_abs_error": float(np.abs(error).max()), "relative_error": rel(error),
             "relative_error_physical": rel(error_phys),
             "damping_dissipated": float(R["damping_dissipation"][-1] - R["damping_dissipation"][0]),
             "contact_work": float(R["contact_work"][-1] - R["contact_work"][0]),
@@ -1301,6 +1483,24 @@ def describe_mesh(mesh: dict) -> str:
     return f"the benchmark's layout for this block, generated into `{mesh['file']}` ({size})"
 
 
+def _creation_lines(creation: dict | None) -> list[str]:
+    """report.md's paragraph on the energy created at contact events (summary energy_creation)."""
+    if not creation:
+        return []
+    largest = creation["largest"]
+    limit = f"{100 * creation['limit']:g} % of the energy scale {creation['scale']:.4g} J ({creation['scale_is']})"
+    if largest is None:
+        return [f"Energy created at contact events: none ({creation['events']} events; every one took energy; "
+                f"the limit is {limit}).", ""]
+    return [f"Energy created at contact events: the largest, {largest['created']:.4g} J "
+            f"({100 * largest['fraction']:.3g} %) given back by the contact over the event from "
+            f"{largest['t_start']:.6g} s, measured at {largest['t']:.6g} s, node {largest['node']} "
+            f"({creation['events']} events); {'within' if creation['passed'] else '**beyond**'} the limit of {limit}"
+            f"{'' if creation['passed'] else ': the run stopped there (status failed)'}. Net over an event, "
+            f"the contact and friction work can only take energy; what a position-level contact under "
+            f"Code_Aster's immediate rules gives back when a node opens is measured here.", ""]
+
+
 def _round_off_section(ensemble: dict | None) -> list[str]:
     """report.md's "Round-off" section (--round-off), empty without an ensemble."""
     if not ensemble:
@@ -1329,6 +1529,9 @@ def write_report(out: Path, config: Config, summary: dict) -> Path:
              f"Run: {summary['run']['steps']} steps, {summary['run']['newton_iterations']} Newton iterations, "
              f"{summary['run']['subdivisions']} sub-steps, {summary['run']['wall_s']:.1f} s.", "",
              *([f"Mesh: {describe_mesh(summary['mesh'])}.", ""] if summary.get("mesh") else []),
+             *([f"Steps of the release: **{summary['steps']['kind']}** ({summary['steps']['chosen_by']}): "
+                f"{summary['steps']['description']}; --dt {summary['steps']['dt']:g} s, --dt-fine "
+                f"{summary['steps']['dt_fine']:g} s.", ""] if summary.get("steps") else []),
              f"Status: **{summary['status']}**. Configuration: **{summary['configuration']}**.", ""]
     if summary["status"] == "interrupted":
         lines += [f"**The run was interrupted** ({summary['message']}) at t = {summary['t_reached']} s: the "
@@ -1390,7 +1593,7 @@ def write_report(out: Path, config: Config, summary: dict) -> Path:
                   enumerate(zip(rigid["impact_times"], rigid["ke_before"], rigid["ke_after"]))]
     e = summary.get("energy")
     if not e:  # stopped before the release
-        (out / "report.md").write_text("\n".join(lines))
+        output_folder.write_text(out / "report.md", "\n".join(lines))
         return out / "report.md"
     verdict = ("not graded (no potential-energy drop)" if books.get("passed") is None else
                f"{'within' if books['passed'] else '**beyond**'} the limit of {100 * books['limit']:g} % of the drop"
@@ -1406,9 +1609,9 @@ def write_report(out: Path, config: Config, summary: dict) -> Path:
               f"windows, theta > 1/2) "
               f"{e['numerical_dissipation']:.4g} J, i.e. without it the physical terms would miss "
               f"{100 * (e['relative_error_physical'] or 0):.3g} % of the drop.",
-              ""]
+              "", *_creation_lines(summary.get("energy_creation"))]
     path = out / "report.md"
-    path.write_text("\n".join(lines))
+    output_folder.write_text(path, "\n".join(lines))
     return path
 
 
@@ -1429,7 +1632,7 @@ def plot(out: Path, R: dict, summary: dict) -> None:
     ax.set(xlabel="t [s]", ylabel="kinetic energy [J]", title="SDNV105: kinetic energy, impacts dotted")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "kinetic_energy.png", dpi=120)
+    output_folder.save_figure(fig, out / "kinetic_energy.png", dpi=120)
     plt.close(fig)
     fig, ax = plt.subplots(figsize=(8, 4))
     ax.plot(t, 1e3 * R["dy_O"], label="DY(O)")
@@ -1437,7 +1640,7 @@ def plot(out: Path, R: dict, summary: dict) -> None:
     ax.set(xlabel="t [s]", ylabel="uplift [mm]", title="corner uplifts")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "uplift.png", dpi=120)
+    output_folder.save_figure(fig, out / "uplift.png", dpi=120)
     plt.close(fig)
     fig, ax = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
     for c in ("O", "A"):
@@ -1448,7 +1651,7 @@ def plot(out: Path, R: dict, summary: dict) -> None:
     ax[0].legend()
     ax[1].legend()
     fig.tight_layout()
-    fig.savefig(out / "reactions.png", dpi=120)
+    output_folder.save_figure(fig, out / "reactions.png", dpi=120)
     plt.close(fig)
 
 
@@ -1532,6 +1735,8 @@ def summarize(study: Study, output: RunOutput) -> dict:
     summary["rigid_body"] = rigid_reference(cfg)
     summary["rigid_body"]["friction_demand"] = friction_demand(cfg)
     summary["tilt"] = output.tilt
+    summary["steps"] = steps_report(cfg)
+    summary["energy_creation"] = output.energy_creation
     if R:
         summary["impacts"] = detect_impacts(R)
         summary["energy"] = energy_balance(R, P)
@@ -1539,6 +1744,28 @@ def summarize(study: Study, output: RunOutput) -> dict:
         summary["checks"] = (evaluate_checks(cfg.modeling, R, P) if cfg.configuration == "benchmark"
                              else rigid_checks(cfg, R, summary["impacts"], summary["rigid_body"]))
     return summary
+
+
+STEPS = {"benchmark": "the benchmark's windows: fine steps (--dt-fine) around the benchmark's own impact instants, "
+                       "coarse steps (--dt) between them, with fine steps added where an impact is predicted within "
+                       "1.5 coarse steps",
+         "events": "event-driven (fem.stepping): fine steps (--dt-fine) from before each predicted impact and for "
+                   "3 ms after every contact opening or closing, coarse steps growing x2 a step up to --dt elsewhere",
+         "uniform": "uniform steps of --dt (modeling d, the theta-scheme: no windows, no event-driven steps)"}
+
+
+def steps_report(config: Config) -> dict:
+    """summary.json's ``steps``: which steps the release used (Config.steps), and why."""
+    if config.spec.contact == "theta":
+        why = "modeling d"
+    elif config.auto_steps:
+        why = "--auto-steps"
+    elif config.benchmark_steps:
+        why = "--benchmark-steps"
+    else:
+        why = f"default of the {config.configuration} configuration"
+    return {"kind": config.steps, "description": STEPS[config.steps], "chosen_by": why, "dt": config.dt,
+            "dt_fine": config.dt_fine}
 
 
 def resource_estimate(config: Config) -> Estimate:
@@ -1595,9 +1822,10 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
     study = build(config)
     for warning in study.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    if not config.default_geometry and not config.auto_steps and config.spec.contact != "theta":
-        print("note: the benchmark's impact windows are placed for the 0.36 x 0.80 block; "
-              "consider --auto-steps for another geometry", file=sys.stderr)
+    if config.steps == "benchmark" and config.configuration == "custom":
+        print("note: --benchmark-steps: the benchmark's impact windows are placed for the benchmark's block and "
+              "tilt, not for this run's impacts (without the flag a custom run takes event-driven steps)",
+              file=sys.stderr)
     record = Run.start(config.out, f"sdnv105{modeling}", command_line(f"cases/sdnv105{modeling}.py", argv),
                        config.configuration, {k: (str(v) if isinstance(v, Path) else v)
                                               for k, v in asdict(config).items()},
@@ -1607,12 +1835,13 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
     ensemble_interrupted = None
     if config.round_off and output.status == "complete":
         summary["round_off"], ensemble_interrupted = round_off_ensemble(study, summary, integrator)
-    summary = record.finish(output.status, summary, message=output.failure)
+    summary = record.final(output.status, summary, message=output.failure)
     R = rows_as_arrays(output.release)
     if R or output.tilt is not None:
         write_report(config.out, config, summary)
     if R:
         plot(config.out, R, summary)
+    summary = record.close()  # summary.json last: a folder that says complete holds every file
     _print_table(summary)
     if output.interrupted is not None:
         raise output.interrupted  # fem.run.execute: one line, exit code 130 / 143
@@ -1664,6 +1893,13 @@ def _print_table(summary: dict) -> None:
                             for r in decided_by_round_off(ensemble["checks"])) or "none"
         print(f"round-off ({ensemble['runs']} runs, tilt +-{ensemble['ulps']} ulps, {ensemble['status']}): "
               f"checks decided by round-off: {decided}")
+    steps, created = summary.get("steps"), summary.get("energy_creation")
+    if steps:
+        print(f"steps: {steps['kind']} ({steps['chosen_by']})")
+    if created and created["largest"] and created["largest"]["fraction"] > 1e-9:
+        c = created["largest"]
+        print(f"largest energy created at a contact event: {c['created']:.4g} J ({100 * c['fraction']:.3g} % of "
+              f"{created['scale']:.4g} J, limit {100 * created['limit']:g} %) at {c['t']:.6g} s, node {c['node']}")
     if summary.get("energy"):
         e = summary["energy"]
         print(f"energy balance error {e['max_abs_error']:.3g} J = {100 * (e['relative_error'] or 0):.2f} % of the "

@@ -5,6 +5,10 @@ Run:  python cases/sdnv105a.py [--out results/sdnv105a] [--help for every parame
 Reproduces every phase of ../shared/reference/sdnv105.md §1.3 (self-weight, tilt by DX(C1),
 release at rest, free rocking to 0.33 s) and compares with Code_Aster's tests (report.md).
 """
+
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import sys
 
 from sdnv105_common import run_case

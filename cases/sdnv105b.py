@@ -15,6 +15,10 @@ oscillation of the penalty springs at A with coarse steps (RN(A) max 3836 N inst
 
 Run:  python cases/sdnv105b.py [--out results/sdnv105b] [--help for every parameter]
 """
+
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import sys
 
 from sdnv105_common import run_case

@@ -8,6 +8,10 @@ with the windows the file defines.
 
 Run:  python cases/sdnv105c.py [--out results/sdnv105c] [--help for every parameter]
 """
+
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import sys
 
 from sdnv105_common import run_case

@@ -8,6 +8,10 @@ release and the rocking use the theta-scheme.
 
 Run:  python cases/sdnv105d.py [--theta 0.55] [--dt 1e-4] [--help for every parameter]
 """
+
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
+
 import sys
 
 from sdnv105_common import run_case

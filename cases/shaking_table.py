@@ -15,7 +15,13 @@ every contact opening or closing, coarse steps up to ``--dt`` elsewhere, bounded
 local error indicator). Modeling d (Moreau-Jean) takes uniform steps of ``--dt``.
 
 The block counts as **overturned** once ``|theta| >= 2 alpha`` (alpha = atan(b/l)): it is then
-beyond its unstable equilibrium by alpha, and the run stops there.
+beyond its unstable equilibrium by alpha, and the run stops there. A run that ends before is
+"not overturned" only when that is decided (summary ``overturn_verdict``: the table still from its
+end on and the blocks' energy below the barrier, on the near side of alpha; or nothing lifted and
+the rest of the motion below the uplift acceleration); otherwise, e.g. a block ending past alpha
+and still tipping, the verdict is "undecided" (``overturned`` null), never "no". The rigid
+reference is decided the same way, integrated on with the table still where the energy rule says
+it overturns after the run's end (contact.overturning.still_table_outcome).
 
 Stacks (``--blocks N``): N such blocks one on another (meshes.generate.stack_on_table), each joint
 a node-to-segment contact with Coulomb friction ``--mu-joint`` (default ``--mu``) like the table's.
@@ -27,6 +33,9 @@ Beside the FE results, ``summary.json`` has the rigid block rocking under the sa
 stack, the column as one rigid block, which it is while its joints stay shut.
 """
 from __future__ import annotations
+
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
 
 import logging
 import math
@@ -42,11 +51,14 @@ if str(_ROOT) not in sys.path:  # python cases/shaking_table.py from a checkout
     sys.path.insert(0, str(_ROOT))
 
 from contact import rocking_base  # noqa: E402
+from contact.overturning import still_table_outcome  # noqa: E402
 from contact.impacts import velocity_contact_from  # noqa: E402
 from contact.multipliers import MultiplierContact  # noqa: E402
 from contact.output import ContactRecorder, lift_impacts  # noqa: E402
 from contact.zone import contact_zone  # noqa: E402
+from fem import output_folder  # noqa: E402
 from fem import base_motion as bm  # noqa: E402
+from fem import ranges  # noqa: E402
 from fem.dynamics import ConvergenceError, NewtonSettings, Phase, State, StepResult, integrate  # noqa: E402
 from fem.functions import PiecewiseLinear  # noqa: E402
 from fem.interrupt import Interrupted  # noqa: E402
@@ -70,6 +82,17 @@ UPLIFT = 1e-6  # m: a base corner this far above the table has lifted (summary u
 SLID = 1e-5  # m: a corner that slipped this much has slid (summary slid)
 IMPACT_WINDOW = (1e-3, 5e-3)  # s before and after an impact's first closed step: its impulsive forces
 EXCITATIONS = ("harmonic", "sine-pulse", "cosine-pulse", "ramp", "record")
+# The overturning verdict of a run that did not overturn is "no" only when decided: from the run's end
+# on the table is still and the blocks' mechanical energy (kinetic + potential + strain, from the
+# rest at t = 0) is below the smallest energy barrier of the column by this fraction of it (the
+# blocks can then never rise to an unstable equilibrium again: without input their energy only
+# decreases). The elastic block's barrier is the rigid one's to its settlement under self-weight
+# (1e-8 m on 0.44 m); the margin keeps the verdict off the barrier by the books' own accuracy
+# (ENERGY_LIMIT). Otherwise "undecided", never "no" (summary.json overturn_verdict, report.md).
+OVERTURN_MARGIN = 0.01
+#: rigid-reference curve samples kept in summary.json (the solver's are every flight's 801 and a rest
+#: scan every min(1/p, dt) / 200 s: 2e5 a second of rest at --dt 1e-3)
+CURVE_POINTS = 20001
 PRELOAD_START = -0.5  # s: the gravity preload runs from here to 0
 PRELOAD_STEPS = 5
 MAX_BLOCKS = 20
@@ -131,6 +154,10 @@ class Config:
     out: Path = Path("results/shaking_table")
     archive_every: int = 10
     paraview: bool = True
+    # the record's baseline correction (fem.base_motion.Record.baseline) and length [s], None
+    # without a record; set by resolved(): summary.json's parameters say which polynomial was removed
+    record_baseline: str | None = None
+    record_length: float | None = None
 
     @property
     def spec(self) -> ContactModeling:
@@ -164,19 +191,25 @@ class Config:
         return (0.5 if self.amplitude_g is None else self.amplitude_g) * G
 
     def history(self) -> bm.MotionHistory:
-        """The table's motion (fem.base_motion), along x (or y with --direction vertical)."""
+        """The table's motion (fem.base_motion), along x (or y with --direction vertical), checked
+        against the physical range (:meth:`check_history`)."""
         if self.excitation == "harmonic":
-            return bm.Harmonic(self.amplitude, self.frequency_hz, self.cycles, self.smooth_start)
-        if self.excitation == "sine-pulse":
-            return bm.SinePulse(self.amplitude, self.frequency_hz)
-        if self.excitation == "cosine-pulse":
-            return bm.CosinePulse(self.amplitude, self.frequency_hz)
-        if self.excitation == "ramp":
-            return bm.Ramp(self.amplitude, self.ramp_time, self.hold_time)
-        try:
-            return bm.read_record(self.record, units=self.record_units, peak_g=self.amplitude_g, g=G)
-        except (ValueError, OSError) as err:
-            raise BadInput(f"--record {self.record}: {err}") from None
+            history = bm.Harmonic(self.amplitude, self.frequency_hz, self.cycles, self.smooth_start)
+        elif self.excitation == "sine-pulse":
+            history = bm.SinePulse(self.amplitude, self.frequency_hz)
+        elif self.excitation == "cosine-pulse":
+            history = bm.CosinePulse(self.amplitude, self.frequency_hz)
+        elif self.excitation == "ramp":
+            history = bm.Ramp(self.amplitude, self.ramp_time, self.hold_time)
+        else:
+            try:
+                history = bm.read_record(self.record, units=self.record_units, peak_g=self.amplitude_g, g=G)
+            except (ValueError, OSError) as err:  # fem.base_motion's messages start with the file's name
+                text = str(err)
+                raise BadInput(f"--record {text}" if text.startswith(f"{self.record}:") else
+                               f"--record {self.record}: {text}") from None
+        self.check_history(history)
+        return history
 
     def resolved(self, history: bm.MotionHistory) -> "Config":
         """Defaults that depend on others: t_end = the motion's duration + 1 s (3 s if it never
@@ -187,7 +220,44 @@ class Config:
         uniform = self.spec.method == "theta"
         dt_fine = self.dt if uniform else (self.dt_fine if self.dt_fine is not None else self.dt / 10)
         return replace(self, t_end=t_end, dt_fine=dt_fine,
-                       alpha_fine=self.alpha if self.alpha_fine is None else self.alpha_fine)
+                       alpha_fine=self.alpha if self.alpha_fine is None else self.alpha_fine,
+                       record_baseline=getattr(history, "baseline", None),
+                       record_length=history.duration if self.excitation == "record" else None)
+
+    def time_scales(self) -> list[tuple[str, float, str]]:
+        """The physical time scales a step must resolve (fem.ranges.check_step): the rocking time
+        scale 1/p of one block, and the excitation's (its period 1/f, or its whole duration when
+        shorter; the ramp's rise time; a record's length)."""
+        scales = [("the block's rocking time scale 1/p = sqrt(4R / 3g)",
+                   ranges.rocking_time(self.width, self.height, G), "--width, --height")]
+        if self.excitation in ("harmonic", "sine-pulse", "cosine-pulse"):
+            scales.append(("the excitation's period 1/f", 1.0 / self.frequency_hz, "--frequency-hz"))
+            if self.excitation == "harmonic" and self.cycles is not None:
+                scales.append(("the excitation's duration", self.cycles / self.frequency_hz,
+                               "--cycles, --frequency-hz"))
+        elif self.excitation == "ramp":
+            scales.append(("the ramp's rise time", self.ramp_time, "--ramp-time"))
+        elif self.record_length is not None:
+            scales.append(("the record's length", self.record_length, f"--record {self.record}"))
+        return scales
+
+    def check_history(self, history: bm.MotionHistory) -> None:
+        """Refuse a motion beyond the physical range (fem.ranges): a record's peak (after its baseline
+        correction and scaling) beyond 20 g (a small or all-zero record is accepted: the block stays
+        at rest),
+        a motion lasting longer than fem.ranges.DURATION."""
+        if self.excitation == "record":
+            peak_g = history.peak_acceleration / G  # 0 for an all-zero record: accepted
+            if peak_g > ranges.TABLE_ACCELERATION.high:  # a small or zero record: the block at rest
+                raise BadInput(f"--record {self.record}: its peak acceleration, {peak_g:.4g} g, is outside the "
+                               f"physical range {ranges.TABLE_ACCELERATION.interval()} of a "
+                               f"{ranges.TABLE_ACCELERATION.name}: {ranges.TABLE_ACCELERATION.why} (scale it "
+                               f"with --amplitude-g)")
+        if math.isfinite(history.duration) and history.duration > ranges.DURATION.high:
+            flags = {"record": f"--record {self.record}", "ramp": "--ramp-time, --hold-time"}.get(
+                self.excitation, "--cycles, --frequency-hz")
+            raise BadInput(f"{flags}: the excitation lasts {history.duration:.4g} s, longer than a run may "
+                           f"({ranges.DURATION.interval()})")
 
     def validate(self) -> None:
         """Refuse impossible values (:class:`fem.run.BadInput`, naming the flag)."""
@@ -226,6 +296,41 @@ class Config:
         require_all(checks)
         check_materials((("--young, --poisson, --rho, --amor-alpha", self.block_material),
                          ("--table-young, --table-amor-alpha", self.table_material)))
+        self.check_ranges()
+
+    @property
+    def _dt_fine_flag(self) -> str:
+        """--dt-fine, as messages name it (its default, --dt / 10, said so)."""
+        return "--dt-fine (default --dt / 10)" if self.dt_fine == self.dt / 10 else "--dt-fine"
+
+    def check_ranges(self) -> None:
+        """Every number against its physical range (fem.ranges; the signs and the rules above are
+        checked first), the time steps against the run and its time scales (once resolved), the
+        block's strain under the column's weight, and a --mesh file read (NaN, infinite or absurd
+        coordinates refused): all before the output folder is touched."""
+        r = ranges
+        r.check_all([
+            ("--width", self.width, r.BLOCK_SIZE), ("--height", self.height, r.BLOCK_SIZE),
+            ("--mu", self.mu, r.FRICTION), ("--mu-joint", self.mu_joint, r.FRICTION),
+            ("--frequency-hz", self.frequency_hz, r.FREQUENCY), ("--cycles", self.cycles, r.CYCLES),
+            ("--smooth-start", self.smooth_start, r.DURATION_OR_ZERO), ("--ramp-time", self.ramp_time, r.DURATION),
+            ("--hold-time", self.hold_time, r.DURATION_OR_ZERO),
+            ("--young", self.young, r.YOUNG), ("--poisson", self.poisson, r.POISSON), ("--rho", self.rho, r.DENSITY),
+            ("--amor-alpha", self.amor_alpha, r.RAYLEIGH_ALPHA), ("--table-young", self.table_young, r.TABLE_YOUNG),
+            ("--table-amor-alpha", self.table_amor_alpha, r.RAYLEIGH_ALPHA),
+            ("--t-end", self.t_end, r.DURATION), ("--dt", self.dt, r.TIME_STEP),
+            (self._dt_fine_flag, self.dt_fine, r.TIME_STEP),
+            ("--tolerance", self.tolerance, r.STEP_TOLERANCE),
+        ])
+        r.check_abs("--amplitude-g", self.amplitude_g, r.TABLE_ACCELERATION)
+        column = self.rho * G * self.blocks * self.height  # [Pa] on the table and at the bottom block's base
+        r.check_self_weight("--rho, --height, --blocks, --young", column, self.young, "the bottom block")
+        r.check_self_weight("--rho, --height, --blocks, --table-young", column, self.table_young, "the table")
+        if self.t_end is not None:  # resolved (the second validate): the steps, the mesh file
+            for flag, dt in (("--dt", self.dt), (self._dt_fine_flag, self.dt_fine)):
+                r.check_step(flag, dt, self.t_end, "--t-end", self.time_scales())
+            if self.mesh is not None:
+                _read_mesh_flag(self.mesh)
 
     def block_material(self) -> ElasticMaterial:
         return ElasticMaterial(self.young, self.poisson, self.rho, rayleigh_stiffness=self.amor_alpha)
@@ -364,6 +469,15 @@ def joint_groups(k: int) -> tuple[str, ...]:
     """Groups joint k of a stack needs (meshes.generate.stack_on_table names)."""
     return (f"JOINT_{k}_ESCL", f"JOINT_{k}_MAIT", f"BLOCK_{k}", f"BLOCK_{k + 1}", f"O_{k + 1}", f"A_{k + 1}",
             f"O1_{k + 1}")
+
+
+def _read_mesh_flag(path: Path):
+    """The --mesh file read (fem.mesh_io: a missing or unreadable file, a NaN, infinite or absurd
+    coordinate, an inverted cell refused as BadInput naming --mesh)."""
+    try:
+        return read_mesh(path)
+    except ValueError as err:
+        raise BadInput(f"--mesh {path}: {err}") from None
 
 
 def _mesh(config: Config):
@@ -622,27 +736,142 @@ def first_time(t: np.ndarray, mask: np.ndarray) -> float | None:
     return float(t[k[0]]) if k.size else None
 
 
-def rigid_reference(cfg: Config, history: bm.MotionHistory) -> dict:
+def rigid_reference(cfg: Config, history: bm.MotionHistory, t_end: float | None = None) -> dict:
     """The rigid block under the same table motion (contact.rocking_base); a table acceleration xdd
     along +x (from O to A) is a_g = -xdd in Zhang and Makris' sign. A stack is the column as one
-    rigid block (its joints closed), 2b x N 2l: what it is while no joint opens."""
+    rigid block (its joints closed), 2b x N 2l: what it is while no joint opens.
+
+    It covers [0, ``t_end``] (default the run's --t-end; the caller passes the time an interrupted or
+    failed run reached, so that its cost and memory follow the run, not the duration planned), and
+    its overturning verdict is :func:`rigid_verdict`'s (``overturn_verdict``; ``overturned`` True,
+    False or None for undecided). ``curve_t``, ``curve_theta``: at most CURVE_POINTS samples."""
     if cfg.direction != "horizontal":
         return {"applies": False, "reason": "the rigid reference is for a horizontal table motion"}
-    res = rocking_base.rock_under_base_motion(cfg.width / 2, cfg.blocks * cfg.height / 2,
-                                              lambda t: -history.acceleration(t),
-                                              cfg.t_end, g=G, rho=cfg.rho, n_samples_per_flight=801,
+    horizon = cfg.t_end if t_end is None else t_end
+    if not horizon > 0:
+        return {"applies": False, "reason": "the run stopped before the table moved (t = 0)"}
+    b, l = cfg.width / 2, cfg.blocks * cfg.height / 2
+    res = rocking_base.rock_under_base_motion(b, l, lambda t: -history.acceleration(t),
+                                              horizon, g=G, rho=cfg.rho, n_samples_per_flight=801,
                                               max_step=min(cfg.dt, 0.01))
     demand = res.max_friction_ratio
     model = "exact nonlinear rocking, Housner impact law, no sliding"
     if cfg.blocks > 1:
         model += f"; the column of {cfg.blocks} blocks as one rigid block (joints closed)"
-    return {"applies": bool(min(cfg.mu, cfg.joint_mu) > demand), "model": model,
+    verdict = rigid_verdict(cfg, history, res, horizon)
+    keep = np.unique(np.linspace(0, res.t.size - 1, min(res.t.size, CURVE_POINTS)).astype(np.int64))
+    return {"applies": bool(min(cfg.mu, cfg.joint_mu) > demand), "model": model, "t_end": horizon,
             "uplift_onset": res.uplift_time, "uplift_time": rocking_base.lift_time(res, UPLIFT),
-            "max_rotation": res.max_rotation, "overturned": res.overturned, "overturn_time": res.overturn_time,
+            "max_rotation": res.max_rotation, "overturned": _overturned(verdict["verdict"]),
+            "overturn_time": verdict.get("overturn_time"), "overturn_verdict": verdict,
             "impacts": [{"time": t, "corner": c, "ke_before": kb, "ke_after": ka} for t, c, kb, ka in
                         zip(res.impact_times, res.impact_corner, res.ke_before, res.ke_after)],
             "max_friction_ratio": demand if math.isfinite(demand) else None,
-            "curve_t": res.t.tolist(), "curve_theta": res.theta.tolist()}
+            "curve_t": res.t[keep].tolist(), "curve_theta": res.theta[keep].tolist()}
+
+
+def _overturned(verdict: str) -> bool | None:
+    """summary.json's ``overturned``: True, False, or None when undecided."""
+    return {"yes": True, "no": False}.get(verdict)
+
+
+def remaining_peak(history: bm.MotionHistory, t: float) -> float:
+    """Largest |a| [m/s^2] of the table's motion after ``t`` (0 once it has ended; inf for a motion
+    that never ends): on 20001 points of [t, duration] and, for a record, its samples there."""
+    end = history.duration
+    if t >= end:
+        return 0.0
+    if not math.isfinite(end):
+        return math.inf
+    times = np.linspace(t, end, 20001)
+    samples = np.asarray(getattr(history, "times", ()), dtype=float)
+    times = np.union1d(times, samples[(samples >= t) & (samples <= end)])
+    return float(np.max(np.abs(history.acceleration(times))))
+
+
+def rigid_verdict(cfg: Config, history: bm.MotionHistory, res, horizon: float) -> dict:
+    """Whether the rigid block of ``res`` (contact.rocking_base, to ``horizon``) overturns:
+    ``verdict`` "yes" (|theta| reached 2 alpha by the horizon, or on a table still from there on,
+    where contact.overturning.still_table_outcome decides from the final state and integrates on
+    with a_g = 0: ``overturn_time`` is then after the horizon), "no" (at rest, or decided to survive
+    on a still table; or at rest with the rest of the motion below the uplift acceleration), else
+    "undecided" (the table still moves after the horizon), with the ``reason``."""
+    if res.overturned:
+        return {"verdict": "yes", "overturn_time": res.overturn_time,
+                "reason": f"|theta| reached the overturn angle at {res.overturn_time:.6g} s"}
+    theta, omega = float(res.theta[-1]), float(res.omega[-1])
+    peak = remaining_peak(history, horizon)
+    if peak == 0.0:
+        fate = still_table_outcome(cfg.width / 2, cfg.blocks * cfg.height / 2, theta, omega, g=G)
+        where = (f"the table is still from {horizon:.6g} s on, theta = {theta:.6g} rad, omega = {omega:.6g} rad/s, "
+                 f"E / E_b = {fate.energy_ratio:.4g}")
+        if fate.overturns:
+            t_over = horizon + fate.time_to_overturn
+            return {"verdict": "yes", "overturn_time": t_over,
+                    "reason": f"{where}: the energy rule says it overturns; integrated on with a_g = 0, at "
+                              f"{t_over:.6g} s (after the run's end)"}
+        if fate.overturns is False:
+            return {"verdict": "no", "reason": f"{where}: the energy rule says it never overturns"}
+        return {"verdict": "undecided", "reason": f"{where}: at the barrier within the integration's error"}
+    if theta == 0.0 and omega == 0.0 and peak <= G * math.tan(cfg.column_alpha):
+        return {"verdict": "no", "reason": f"at rest at {horizon:.6g} s and the rest of the motion stays below "
+                                           f"the uplift acceleration"}
+    return {"verdict": "undecided", "reason": f"the table still moves after {horizon:.6g} s (its motion lasts to "
+                                              f"{history.duration:.6g} s): the outcome is not decided"}
+
+
+def overturn_barrier(cfg: Config) -> float:
+    """The smallest energy [J] that takes a block of the column, with those on it as one rigid body,
+    from rest to its unstable equilibrium: min over k of M_k g (R_k - L_k), M_k the mass of blocks
+    k..N, L_k their half height (N - k + 1) l, R_k = sqrt(b^2 + L_k^2) (the top block alone for a
+    stack; M g (R - l) for one block)."""
+    b, l = cfg.width / 2, cfg.height / 2
+    block = cfg.rho * cfg.width * cfg.height
+    return min((n * block) * G * (math.hypot(b, n * l) - n * l) for n in range(1, cfg.blocks + 1))
+
+
+def overturn_verdict(cfg: Config, history: bm.MotionHistory, R: dict, output: "RunOutput",
+                     uplift_time: float | None, blocks: tuple = ()) -> dict:
+    """Whether this run's blocks overturn: ``verdict`` "yes" (a block reached its overturn angle: the
+    run stopped there), "no" only when decided (from the run's end on the table is still, every block
+    ``blocks`` is on the near side of its unstable equilibrium, |theta_k| < half its overturn angle,
+    and the blocks' energy, kinetic + potential + strain from the rest at t = 0, is below
+    (1 - OVERTURN_MARGIN) of :func:`overturn_barrier`: they can never climb to an unstable
+    equilibrium again; or no corner ever lifted and the rest of the motion stays below the uplift
+    acceleration), else "undecided" with the ``reason`` (a block that ends past alpha, still tipping
+    outward, whatever its energy: beyond the barrier the potential energy falls as it tips).
+    ``energy`` and ``barrier`` [J] at the run's end."""
+    if output.overturned_at is not None:
+        return {"verdict": "yes", "overturn_time": output.overturned_at,
+                "reason": f"block {output.overturned_block} reached its overturn angle at {output.overturned_at:.6g} s"}
+    if not R:
+        return {"verdict": "undecided", "reason": "the run stopped before the table moved"}
+    t_last = float(R["t"][-1])
+    energy = float(R["ke"][-1] + (R["gravity_potential"][-1] - R["gravity_potential"][0])
+                   + (R["strain_energy"][-1] - R["strain_energy"][0]))
+    barrier = overturn_barrier(cfg)
+    out = {"energy": energy, "barrier": barrier, "t": t_last, "theta": float(R["theta"][-1]),
+           "omega": float(R["omega"][-1])}
+    peak = remaining_peak(history, t_last)
+    state = (f"at {t_last:.6g} s theta = {out['theta']:.4g} rad (alpha {cfg.alpha_rad:.4g}), omega = "
+             f"{out['omega']:.4g} rad/s, energy {energy:.4g} J = {energy / barrier:.3g} of the barrier {barrier:.4g} J")
+    if peak == 0.0:
+        beyond = [b.k for b in blocks if abs(float(R[b.theta_column][-1])) >= 0.5 * b.overturn]
+        if beyond:
+            return {**out, "verdict": "undecided",
+                    "reason": f"{state}; the table is still from there on, and block {beyond[0]} is past its "
+                              f"unstable equilibrium (alpha): it tips on, or falls back (run longer: --t-end)"}
+        if energy < (1.0 - OVERTURN_MARGIN) * barrier:
+            return {**out, "verdict": "no", "reason": f"{state}; the table is still from there on: the blocks can "
+                                                      f"never reach an unstable equilibrium again"}
+        return {**out, "verdict": "undecided",
+                "reason": f"{state}; the table is still from there on, but the blocks have the energy to pass "
+                          f"the barrier: their impacts decide (run longer: --t-end)"}
+    if uplift_time is None and peak <= G * math.tan(cfg.column_alpha):
+        return {**out, "verdict": "no", "reason": "no corner lifted and the rest of the motion stays below the "
+                                                  "uplift acceleration"}
+    return {**out, "verdict": "undecided", "reason": f"{state}; the table still moves after the run's end (its "
+                                                     f"motion lasts to {history.duration:.6g} s)"}
 
 
 def summarize(study: Study, output: RunOutput) -> dict:
@@ -651,13 +880,19 @@ def summarize(study: Study, output: RunOutput) -> dict:
     lift of any block's base corner, impacts those of every corner (its name tells the surface)."""
     cfg = study.config
     R = rows_as_arrays(output.rows)
+    # the rigid reference over the time this run covered: its --t-end once complete (overturned or
+    # not), the last step reached when interrupted or failed (a SIGINT must not wait for the rigid
+    # block of the whole duration planned)
+    horizon = cfg.t_end if output.status == "complete" else (float(R["t"][-1]) if R else 0.0)
     summary = {"modeling": cfg.modeling, "blocks": cfg.blocks, "run": output.stats, "failure": output.failure,
                "fine_spans": output.spans, "mass": {"kind": study.model.mass_kind,
                                                      "block_mass": study.model.total_mass("BLOCK")},
                "uplift_acceleration_g": math.tan(cfg.column_alpha),
                "overturn_angle": [b.overturn for b in study.blocks],
-               "rigid_body": rigid_reference(cfg, study.history)}
+               "rigid_body": rigid_reference(cfg, study.history, horizon)}
     if not R:
+        summary["overturn_verdict"] = overturn_verdict(cfg, study.history, R, output, None)
+        summary["overturned"] = _overturned(summary["overturn_verdict"]["verdict"])
         return summary
     t = R["t"]
     corners = [c for j in study.joints for c in j.corners]
@@ -677,7 +912,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
         "joint_uplift_time": [first_time(t, g > UPLIFT) for g in gaps],
         "max_joint_gap": [max(float(np.max(g)), 0.0) for g in gaps],
         "max_rotation": [float(np.max(np.abs(R[b.theta_column]))) for b in study.blocks],
-        "overturned": output.overturned_at is not None,
+        "overturned": None,  # below, from overturn_verdict
         "overturn_time": output.overturned_at,
         "overturned_block": output.overturned_block,
         "impacts": impacts,
@@ -689,6 +924,9 @@ def summarize(study: Study, output: RunOutput) -> dict:
         "table": table_peaks(study.history, float(t[-1])),
         "energy": energy_books(R),
     })
+    summary["overturn_verdict"] = overturn_verdict(cfg, study.history, R, output, summary["uplift_time"],
+                                                   study.blocks)
+    summary["overturned"] = _overturned(summary["overturn_verdict"]["verdict"])
     summary["checks"] = checks(summary)
     return summary
 
@@ -710,10 +948,14 @@ def energy_books(R: dict) -> dict:
     table's input (the work of the d'Alembert load, external work minus gravity's) against the
     block's kinetic, strain and gravity energies, damping, contact and friction works and the time
     scheme's dissipation. ``relative_error`` is the books' largest error over the largest of the
-    input and the kinetic energy."""
+    input, the kinetic energy and an absolute floor: the strain energy the preload left in the
+    bodies (the energy of the block at rest under its weight, 9.7e-6 J for SDNV105's), so that a
+    motion that puts no energy in (an all-zero record) is not graded by its round-off (5e-21 J
+    over a 9e-21 J input once read as "57 %")."""
     table_work = (R["external_work"] - R["external_work"][0]) + (R["gravity_potential"] - R["gravity_potential"][0])
     error = R["energy_balance_error"] - R["energy_balance_error"][0]
-    scale = max(float(np.max(np.abs(table_work))), float(np.max(R["ke"])), 1e-300)
+    floor = abs(float(R["strain_energy"][0]))
+    scale = max(float(np.max(np.abs(table_work))), float(np.max(R["ke"])), floor, 1e-300)
     return {"table_work": float(table_work[-1]), "max_table_work": float(np.max(np.abs(table_work))),
             "max_abs_error": float(np.max(np.abs(error))), "relative_error": float(np.max(np.abs(error)) / scale),
             "damping_dissipated": float(R["damping_dissipation"][-1] - R["damping_dissipation"][0]),
@@ -735,8 +977,14 @@ def checks(summary: dict) -> list[dict]:
     if not rigid.get("applies"):
         return out
 
-    def row(quantity, value, reference, tolerance):
-        """Relative tolerance on numbers; a bool or a None (never happened) must be equal."""
+    def row(quantity, value, reference, tolerance, undecided=False):
+        """Relative tolerance on numbers; a bool or a None (never happened) must be equal; no verdict
+        (None) when ``undecided``."""
+        if undecided:
+            out.append({"quantity": quantity, "value": value, "reference": reference, "rel_error": None,
+                        "tolerance": tolerance, "within_tolerance": None,
+                        "note": "undecided: the run or the rigid block ends before its outcome is decided"})
+            return
         if isinstance(value, bool) or isinstance(reference, bool) or value is None or reference is None:
             ok, rel = value == reference, None
         else:
@@ -747,8 +995,9 @@ def checks(summary: dict) -> list[dict]:
 
     row("uplift onset [s]", summary["uplift_onset"], rigid["uplift_onset"], 0.01)
     row("uplift 1e-6 m [s]", summary["uplift_time"], rigid["uplift_time"], 0.01)
-    row("overturned", summary["overturned"], rigid["overturned"], 0)
-    if rigid["uplift_time"] is not None and not rigid["overturned"] and not summary["overturned"]:
+    row("overturned", summary["overturned"], rigid["overturned"], 0,
+        undecided=summary["overturned"] is None or rigid["overturned"] is None)
+    if rigid["uplift_time"] is not None and rigid["overturned"] is False and summary["overturned"] is False:
         row("max rotation [rad]", summary["max_rotation"][0], rigid["max_rotation"], 0.10)
     if len(summary["max_joint_gap"]) > 1:  # the column as one rigid block holds while its joints stay shut
         row(f"joints closed (gap <= {UPLIFT:g} m)", all(g <= UPLIFT for g in summary["max_joint_gap"][1:]), True, 0)
@@ -756,6 +1005,11 @@ def checks(summary: dict) -> list[dict]:
 
 
 # ----------------------------------------------------------------------------------- outputs
+def _verdict(where: dict) -> str:
+    """"yes", "no" or "undecided" (overturn_verdict), "–" without one."""
+    return (where.get("overturn_verdict") or {}).get("verdict", "–")
+
+
 def _fmt(x, digits=6):
     if x is None:
         return "–"
@@ -800,6 +1054,9 @@ def write_report(out: Path, cfg: Config, summary: dict) -> None:
                        ("uplift_time", f"uplift time (corner {UPLIFT:g} m up) [s]"),
                        ("overturned", "overturned"), ("overturn_time", "overturn time [s]"),
                        ("max_friction_ratio", "max |R_T|/R_N")):
+        if key == "overturned":
+            lines.append(f"| {label} | {_verdict(summary)} | {_verdict(rigid)} |")
+            continue
         lines.append(f"| {label} | {_fmt(summary.get(key))} | {_fmt(rigid.get(key))} |")
     mr = summary.get("max_rotation") or []
     for k, value in enumerate(mr, start=1):
@@ -809,6 +1066,10 @@ def write_report(out: Path, cfg: Config, summary: dict) -> None:
                                     start=1):
         lines.append(f"| joint {k}: uplift time [s], largest corner gap [m] | {_fmt(when)}, {_fmt(gap)} | (closed) |")
     lines.append(f"| slid (a corner slipped > {SLID:g} m) | {_fmt(summary.get('slid'))} | (not modelled) |")
+    for who, verdict in (("This run", summary.get("overturn_verdict")),
+                         ("The rigid block", rigid.get("overturn_verdict"))):
+        if verdict:
+            lines += ["", f"{who}: overturned **{verdict['verdict']}**: {verdict['reason']}."]
     lines += ["", "## Checks", "", "| check | this code | reference | tolerance | within |", "|---|---|---|---|---|"]
     for c in summary.get("checks", []):
         lines.append(f"| {c['quantity']} | {_fmt(c['value'])} | {_fmt(c['reference'])} | {_fmt(c['tolerance'])} | "
@@ -828,7 +1089,7 @@ def write_report(out: Path, cfg: Config, summary: dict) -> None:
                       f"to {e['max_abs_error']:.3g} J ({100 * e['relative_error']:.3g} %)."]
     lines += ["", "Files: history.csv (table a, v, d; rotation; corner gaps, reactions, slips; energies), "
                   "solution.pvd and contact.pvd (ParaView, displacements relative to the table), rotation.png."]
-    (out / "report.md").write_text("\n".join(lines) + "\n")
+    output_folder.write_text(out / "report.md", "\n".join(lines) + "\n")
 
 
 def plot(out: Path, R: dict, summary: dict) -> None:
@@ -851,7 +1112,7 @@ def plot(out: Path, R: dict, summary: dict) -> None:
     ax2.set_ylabel("table acceleration [g]")
     ax2.set_xlabel("t [s]")
     fig.tight_layout()
-    fig.savefig(out / "rotation.png", dpi=110)
+    output_folder.save_figure(fig, out / "rotation.png", dpi=110)
     plt.close(fig)
 
 
@@ -886,11 +1147,12 @@ def _main(argv) -> int:
     record = Run.start(config.out, "shaking_table", command_line("cases/shaking_table.py", argv), "custom",
                        config.parameters(), t_end=config.t_end, quiet=flags.quiet)
     output = run(study)
-    summary = record.finish(output.status, summarize(study, output), message=output.failure)
+    summary = record.final(output.status, summarize(study, output), message=output.failure)
     R = rows_as_arrays(output.rows)
     write_report(config.out, config, summary)
     if R:
         plot(config.out, R, summary)
+    summary = record.close()  # summary.json last: a folder that says complete holds every file
     _print(summary)
     if output.interrupted is not None:
         raise output.interrupted
@@ -915,6 +1177,9 @@ def _print(summary: dict) -> None:
     mr = summary.get("max_rotation")
     print(f"{'':24s} {'this code':>12s} {'rigid block':>12s}")
     for key in ("uplift_onset", "uplift_time", "overturned", "overturn_time", "max_friction_ratio"):
+        if key == "overturned":
+            print(f"{key:24s} {_verdict(summary):>12s} {_verdict(rigid):>12s}")
+            continue
         print(f"{key:24s} {_fmt(summary.get(key)):>12s} {_fmt(rigid.get(key)):>12s}")
     for k, value in enumerate(mr or [None], start=1):
         label = "max_rotation" if len(mr or [None]) == 1 else f"max_rotation block {k}"
@@ -922,6 +1187,15 @@ def _print(summary: dict) -> None:
     print(f"{'slid':24s} {_fmt(summary.get('slid')):>12s}")
     for imp in summary.get("impacts", []):
         print(f"impact at {imp['time']:.5f} s on {imp['corner']}: KE {imp['ke_before']:.4g} -> {imp['ke_after']:.4g} J")
+    rows = summary.get("checks") or []
+    if rows:
+        print(f"{'check':32s} {'this code':>12s} {'reference':>12s} {'tol':>6s} {'ok':>3s}")
+        for c in rows:
+            ok = {True: "yes", False: "NO", None: "-"}[c.get("within_tolerance")]
+            print(f"{c['quantity']:32s} {_fmt(c['value']):>12s} {_fmt(c['reference']):>12s} "
+                  f"{_fmt(c.get('tolerance')):>6s} {ok:>3s}")
+    if not (summary.get("rigid_body") or {}).get("applies"):
+        print("the rigid block's reference does not apply (its friction demand exceeds mu): no verdict on the motion")
 
 
 if __name__ == "__main__":

@@ -18,27 +18,37 @@ core (``--workers N`` to choose); ``--scheduler tcp://HOST:PORT`` sends the poin
 scheduler (``dask scheduler`` and ``dask worker tcp://HOST:PORT --nthreads 1`` started by hand, or by
 dask-jobqueue), whose workers must have this package installed and see OUT (a shared file system).
 
-Outputs in OUT: ``results.csv`` (a row a point, in grid order, rewritten as each point finishes:
-``point``, the grid's flags, ``status`` complete / failed / timeout / interrupted, ``message``,
-``exit_code``, ``wall_s``, ``folder``, then the figures of the point's summary.json: every number,
-flag and string of it, nested keys joined by ``.``); ``summary.json`` (fem.run: ``status: running``
-until every point has been run, then ``complete`` or ``interrupted``; the command, the counts, one
-check: every point complete); ``points/<name>/`` (the case's own files, its ``stdout.txt`` /
-``stderr.txt``, and ``point.json``, the point's row).
+Outputs in OUT: ``results.csv`` (a row a point that ran, in grid order, added as each point
+finishes: ``point``, the grid's flags, ``status`` complete / failed / timeout / interrupted,
+``message``, ``exit_code`` (128 + N for a process ended by signal N), ``wall_s``, ``folder``, then
+the figures of the point's summary.json: every number, flag and string of it, nested keys joined by
+``.``); ``summary.json`` (fem.run: ``status: running`` until every point has been run, then
+``complete`` or ``interrupted``; the command, the counts of each status, one check: every point
+complete); ``points/<name>/`` (the case's own files, its ``stdout.txt`` / ``stderr.txt``, and
+``point.json``, the point's row).
 
 Rerunning the same command completes what is missing: a point whose ``point.json`` says complete
 for the same case and flags is reused, every other point (failed, timed out, interrupted, never
-started) runs again. Ctrl-C stops the running points (their folders say ``interrupted``), writes the
-table and exits 130.
+started) runs again, from its start (a case does not resume). Ctrl-C or SIGTERM stops the sweep: the
+points finished meanwhile are rows, the running ones are sent the same signal (``interrupted`` rows,
+exit code 130 / 143, their folders keep their steps), the others are not run; the table is written,
+one line on stderr gives the counts, and the sweep exits 130 / 143.
 
 ``--force`` is given to every point too (each runs past its own resource bounds); without it a sweep
 of more than 100,000 points, or whose LocalCluster workers would need more memory than is available
-(150 MB a worker, a case process's own), is refused.
+(150 MB a worker, a case process's own), is refused; with it, one of more points than the memory can
+keep track of (fem.sweep.point_limit). The count of points (each axis's, then their product) is
+checked before any point is built. A ``--scheduler`` that does not answer as a Dask scheduler within
+about 10 s is refused before the output folder is touched.
 
-Exit codes: 0 every point complete; 1 the sweep ran every point but some did not complete (see
-results.csv); 2 bad input (one line naming the flag); 130 / 143 interrupted.
+Exit codes: 0 every point complete; 1 the sweep ran every point but some did not complete (one line
+on stderr, even with --quiet: ``sweep: 3 points: 0 complete, 3 failed (OUT/results.csv)``); 2 bad
+input (one line naming the flag); 130 / 143 interrupted.
 """
 from __future__ import annotations
+
+if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
+    import early_exit  # noqa: F401
 
 import sys
 from pathlib import Path
@@ -53,7 +63,7 @@ from fem.run import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, chec
                      command_line, execute, prepare_output)
 
 CASES_DIR = Path(__file__).resolve().parent
-NOT_CASES = ("sweep", "overturning_spectrum", "convergence")  # studies themselves, not cases
+NOT_CASES = ("sweep", "overturning_spectrum", "convergence", "early_exit")  # studies and a helper, not cases
 RESERVED = ("out", "quiet", "help")
 
 
@@ -91,7 +101,9 @@ def plan(a, fixed: list[str]):
     script = case_script(a.case)
     if bool(a.grid) == (a.points is not None):
         raise BadInput("give the points with --grid NAME=V1,V2,... (one or more) or with --points FILE.csv")
-    points = sweep.read_points(a.points) if a.points is not None else sweep.grid([sweep.parse_axis(g) for g in a.grid])
+    limit = sweep.point_limit(a.force)  # counted before any point is built
+    points = (sweep.read_points(a.points, limit) if a.points is not None else
+              sweep.grid([sweep.parse_axis(g, limit) for g in a.grid], limit))
     where = "--points" if a.points is not None else "--grid"
     sweep.check_flags(script, {where: [k for p in points for k, _ in p.values], "after --": sweep.option_names(fixed)},
                       RESERVED)
@@ -113,6 +125,7 @@ def _main(argv) -> int:
     parameters = {"case": script.stem, "grid": a.grid, "points_file": a.points, "fixed": fixed,
                   "workers": a.workers, "scheduler": a.scheduler, "time_limit": a.time_limit, "force": a.force,
                   "points": len(points)}
+    sweep.check_scheduler(a.scheduler)  # an unreachable scheduler is refused before the folder is touched
     prepare_output(out)
     (out / "points").mkdir(exist_ok=True)
     record = Run.start(out, f"sweep_{script.stem}", command_line("cases/sweep.py", argv), "custom", parameters,
@@ -121,10 +134,14 @@ def _main(argv) -> int:
         outcome = sweep.sweep_on_cluster(points, task, out, a.scheduler, workers, a.quiet, f"cases/{script.name}")
     except Interrupted as stop:
         record.finish("interrupted", results(stop.outcome), message=str(stop))
+        print(f"sweep: {stop.outcome.describe()} ({stop.outcome.table})", file=sys.stderr, flush=True)
         raise
     record.finish("complete", results(outcome))
     print(f"sweep: {outcome.total} points: {outcome.complete} complete ({outcome.reused} reused from an earlier "
-          f"run), {outcome.failed} not complete; table: {outcome.table}")
+          f"run), {outcome.not_complete} not complete; table: {outcome.table}")
+    line = sweep.not_complete_line(outcome)
+    if line is not None:  # even with --quiet: a sweep never ends silently on a point that did not complete
+        print(line, file=sys.stderr, flush=True)
     return 0 if outcome.complete == outcome.total else EXIT_FAILED
 
 

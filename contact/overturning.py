@@ -354,3 +354,49 @@ def curves(found: Sequence[Sequence[Boundary]]) -> dict:
             seen[pair] = k + 1
             out.setdefault((*pair, k), np.full(n, np.nan))[j] = bd.amplitude_ratio
     return out
+
+
+# ------------------------------------------------------------------------- any state, still table
+@dataclass(frozen=True)
+class StillTableOutcome:
+    """The fate of a rigid block from a state on a table that no longer moves (a_g = 0 from then on).
+
+    overturns : True / False, decided by the energy rule of the module docstring and confirmed by
+        integrating the free rocking to overturning; None when the two disagree beyond the
+        integration's energy error (undecided).
+    impacts : impacts before overturning (or before the next flight's apex for a survivor).
+    time_to_overturn : [s] from the state to |theta| = overturn angle, None for a survivor.
+    energy_ratio : E / E_b at the state (0 at rest).
+    """
+
+    overturns: bool | None
+    impacts: int
+    time_to_overturn: float | None
+    energy_ratio: float
+
+
+def still_table_outcome(b: float, l: float, theta: float, omega: float, g: float = 9.81,
+                        restitution: float | None = None) -> StillTableOutcome:
+    """Overturn or survive, from rotation ``theta`` [rad] and rate ``omega`` [rad/s] (conventions of
+    contact.rocking_base: theta > 0 about O) on a still table: :func:`pulse_response`'s rules 1-3
+    after the pulse (a block at rest survives; E <= E_b after at most one impact: survives for
+    good), an overturning integrated on with a_g = 0 for its time (bounded by
+    :func:`_free_time_bound`)."""
+    block = RigidBlock(b, l, g=g)
+    phi_over = overturn_angle(block)
+    if abs(theta) >= phi_over:
+        return StillTableOutcome(True, 0, 0.0, math.inf)
+    if theta == 0.0 and omega == 0.0:
+        return StillTableOutcome(False, 0, None, 0.0)
+    e = max(block.housner_r, 0.0) if restitution is None else float(restitution)
+    sign = (1 if theta > 0 else -1) if theta != 0.0 else (1 if omega > 0 else -1)
+    phi, phidot = abs(theta), sign * omega
+    energy, barrier = _energy(block, phi, phidot), _barrier(block)
+    overturns, more = _free_fate(block, e, phi, phidot)
+    if not overturns:
+        return StillTableOutcome(False, more, None, energy / barrier)
+    t_free = 1.05 * _free_time_bound(block, e, phi, phidot) + 1e-3 / block.p
+    free = rock_under_base_motion(b, l, _zero, t_free, g=g, restitution=restitution, theta0=theta, omega0=omega)
+    if free.overturned and len(free.impact_times) == more:
+        return StillTableOutcome(True, more, free.overturn_time, energy / barrier)
+    return StillTableOutcome(None, more, None, energy / barrier)  # at the barrier within the integration's error

@@ -33,6 +33,8 @@ from typing import Callable, Protocol
 import numpy as np
 
 from .loads import ImposedDisplacement, InertialLoad
+from .ranges import INSTANT, RECORD_SAMPLE
+from .ranges import number as number_text
 
 log = logging.getLogger(__name__)
 
@@ -419,11 +421,15 @@ class Record(_History):
     times : strictly increasing sample times [s], the first >= 0.
     accelerations : samples [m/s^2].
     source : where the samples came from (file name), used in messages only.
+    baseline : the baseline correction applied to the samples, in words ("none" for raw samples;
+        :func:`baseline_corrected` says which polynomial it removed, and why when it could not
+        fit the degree asked).
     """
 
     times: tuple[float, ...]
     accelerations: tuple[float, ...]
     source: str = field(default="", compare=False)
+    baseline: str = field(default="none", compare=False)
     _motion: _PiecewisePolynomial = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -483,6 +489,11 @@ def baseline_corrected(record: Record, degree: int = 2) -> Record:
     which removes the linear velocity drift (and the quadratic displacement drift) that a small
     acceleration offset produces, and leaves the corrected displacement constant after the record.
 
+    A record of two samples has no sample inside the record (s = 0 and 1 only, where s^2 - s
+    vanishes): there is nothing for the degree-2 term to fit (0 / 0), so it falls back to degree 1,
+    the straight line to the end velocity, which it determines exactly; the returned record's
+    ``baseline`` says so (and :mod:`cases.shaking_table` writes it into summary.json).
+
     Parameters
     ----------
     degree : 1 or 2, degree of the velocity polynomial.
@@ -496,13 +507,20 @@ def baseline_corrected(record: Record, degree: int = 2) -> Record:
     v = record.velocity(t)
     v_end = v[-1]
     trend_rate = np.full_like(s, v_end / T)  # dp/dt [m/s^2]
-    if degree == 2:
-        basis = s**2 - s
-        c2 = float(np.dot(basis, v - v_end * s) / np.dot(basis, basis))
+    basis = s**2 - s
+    norm = float(np.dot(basis, basis))
+    if degree == 2 and norm > 0.0:
+        c2 = float(np.dot(basis, v - v_end * s) / norm)
         trend_rate += c2 * (2.0 * s - 1.0) / T
+        described = "polynomial of degree 2 (least squares, end velocity 0)"
+    elif degree == 2:
+        described = (f"polynomial of degree 1 (the straight line to the end velocity): a record of {t.size} "
+                     f"samples has none inside it to fit the degree-2 term to")
+    else:
+        described = "polynomial of degree 1 (the straight line to the end velocity)"
     log.debug("%s: baseline correction removes a mean acceleration of %.3g m/s^2",
               record.source or "record", float(np.mean(trend_rate)))
-    return Record(tuple(t.tolist()), tuple((a - trend_rate).tolist()), record.source)
+    return Record(tuple(t.tolist()), tuple((a - trend_rate).tolist()), record.source, described)
 
 
 _FLOAT = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][-+]?\d+)?"
@@ -511,15 +529,16 @@ _AT2_OLD = re.compile(rf"^\s*(\d+)\s+({_FLOAT})\s+NPTS\s*,\s*DT", re.IGNORECASE)
 _SEPARATOR = re.compile(r"[,;\s]+")
 
 
-def _parse_columns(text: str, name: str) -> tuple[np.ndarray, np.ndarray]:
+def _parse_columns(text: str, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Two columns t, a, comma or whitespace separated; '#' comments, blank lines and one
-    non-numeric header line (the first) are skipped. Sample::
+    non-numeric header line (the first) are skipped. Returns t, a and the file's line number of
+    each sample (for messages). Sample::
 
         time_s,acceleration_m_s2
         0.000,1.962e-02
         0.010,2.513e-02
     """
-    rows = []
+    rows, lines = [], []
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -534,10 +553,11 @@ def _parse_columns(text: str, name: str) -> tuple[np.ndarray, np.ndarray]:
         if len(values) != 2:
             raise ValueError(f"{name}: line {number} has {len(values)} columns, expected 2 (t, a)")
         rows.append(values)
+        lines.append(number)
     if not rows:
         raise ValueError(f"{name}: no samples (expected two columns t, a)")
     data = np.array(rows)
-    return data[:, 0], data[:, 1]
+    return data[:, 0], data[:, 1], np.array(lines)
 
 
 def _first_content_line(text: str) -> int:
@@ -547,9 +567,10 @@ def _first_content_line(text: str) -> int:
     return 0
 
 
-def _parse_at2(text: str, name: str) -> tuple[np.ndarray, np.ndarray]:
+def _parse_at2(text: str, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """PEER NGA .AT2: 4 header lines, the 4th giving NPTS and DT, then NPTS accelerations in g,
-    several per line; sample t_k = k DT, k = 0 .. NPTS-1. Sample::
+    several per line; sample t_k = k DT, k = 0 .. NPTS-1. Returns t, a and the file's line
+    number of each sample (for messages). Sample::
 
         PEER NGA STRONG MOTION DATABASE RECORD
         SOME EARTHQUAKE 1/1/2000, STATION, 090
@@ -567,14 +588,21 @@ def _parse_at2(text: str, name: str) -> tuple[np.ndarray, np.ndarray]:
     npts, dt = int(match.group(1)), float(match.group(2).replace("D", "E").replace("d", "e"))
     if not (dt > 0.0 and math.isfinite(dt)):
         raise ValueError(f"{name}: AT2 time step DT must be positive, got {dt}")
-    tokens = " ".join(lines[4:]).replace(",", " ").split()
+    tokens, where = [], []
+    for number, line in enumerate(lines[4:], start=5):
+        found = line.replace(",", " ").split()
+        tokens += found
+        where += [number] * len(found)
     try:
         values = np.array([float(x.replace("D", "E").replace("d", "e")) for x in tokens])
     except ValueError as error:
         raise ValueError(f"{name}: AT2 acceleration is not a number ({error})") from None
     if values.size != npts:
         raise ValueError(f"{name}: AT2 header gives NPTS = {npts} but the file has {values.size} values")
-    return dt * np.arange(npts), values
+    if npts and not (dt * (npts - 1) <= INSTANT.high):
+        raise ValueError(f"{name}: line 4: NPTS = {npts} samples of DT = {dt:g} s last {dt * (npts - 1):.4g} s, "
+                         f"longer than any record (at most {number_text(INSTANT.high)} s)")
+    return dt * np.arange(npts), values, np.array(where, dtype=int)
 
 
 _FORMATS = {".csv": "columns", ".txt": "columns", ".dat": "columns", ".at2": "at2"}
@@ -613,7 +641,8 @@ def read_record(path, units: str | None = None, g: float = STANDARD_GRAVITY, bas
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"{name}: cannot be read as text ({error})") from None
-    times, accelerations = (_parse_at2 if fmt == "at2" else _parse_columns)(text, name)
+    times, accelerations, lines = (_parse_at2 if fmt == "at2" else _parse_columns)(text, name)
+    _check_samples(times, accelerations, lines, units, name)
     if units == "g":
         accelerations = accelerations * float(g)
     record = Record(tuple(times.tolist()), tuple(accelerations.tolist()), name)
@@ -624,8 +653,36 @@ def read_record(path, units: str | None = None, g: float = STANDARD_GRAVITY, bas
         if record.peak_acceleration == 0.0:
             raise ValueError(f"{name}: cannot scale an all-zero record to peak_g = {peak_g}")
         factor = target / record.peak_acceleration
-        record = Record(record.times, tuple(factor * x for x in record.accelerations), name)
+        if not math.isfinite(factor):
+            raise ValueError(f"{name}: its peak, {record.peak_acceleration:.3g} m/s^2, is too small to be scaled to "
+                             f"peak_g = {peak_g} in double precision")
+        record = Record(record.times, tuple(factor * x for x in record.accelerations), name, record.baseline)
     return record
+
+
+def _check_samples(times: np.ndarray, accelerations: np.ndarray, lines: np.ndarray, units: str, name: str) -> None:
+    """ValueError naming the file, the line and the sample of the first time or acceleration that
+    is not a finite number, or beyond the physical range: a time outside +-1e5 s
+    (:data:`fem.ranges.INSTANT`), an acceleration beyond 100 g (:data:`fem.ranges.RECORD_SAMPLE`:
+    a unit mistake, no ground motion)."""
+    in_g = accelerations if units == "g" else accelerations / STANDARD_GRAVITY
+    with np.errstate(invalid="ignore"):
+        bad_t = ~np.isfinite(times) | (np.abs(times) > INSTANT.high)
+        bad_a = ~np.isfinite(in_g) | (in_g < RECORD_SAMPLE.low) | (in_g > RECORD_SAMPLE.high)
+    unit = "g" if units == "g" else "m/s^2"
+    for k in np.flatnonzero(bad_t | bad_a)[:1]:
+        where = f"{name}: line {int(lines[k])} (sample {k}"
+        if bad_t[k]:
+            what = ("is not a finite number" if not math.isfinite(times[k]) else
+                    f"is beyond {number_text(INSTANT.high)} s: longer than any record")
+            raise ValueError(f"{where}): time {number_text(times[k])} s {what}")
+        value = number_text(accelerations[k])
+        if not math.isfinite(in_g[k]):
+            raise ValueError(f"{where}, t = {number_text(times[k])} s): acceleration {value} {unit} is not a finite "
+                             f"number")
+        in_g_text = "" if units == "g" else f" ({in_g[k]:.4g} g)"
+        raise ValueError(f"{where}, t = {number_text(times[k])} s): acceleration {value} {unit}{in_g_text} "
+                         f"is outside {RECORD_SAMPLE.interval()}: {RECORD_SAMPLE.why}")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -51,6 +51,7 @@ The impulse's work [u].G^T R = R.[g] (exact for a gap linear in u) goes to W_con
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -158,3 +159,122 @@ def book_step(e: Energies, du: np.ndarray, f_ext: tuple[np.ndarray, np.ndarray],
         other_work=e.other_work + terms.other,
         numerical_dissipation=e.numerical_dissipation + numerical,
     )
+
+
+# ------------------------------------------------------------------------------ energy creation
+#: contact events closer than this [s] are one event (SDNV105: a corner's chatter within one impact,
+#: as cases/sdnv105_common.detect_impacts and cases/convergence.MATCH_WINDOW group them)
+EVENT_MERGE = 0.01
+
+
+@dataclass(frozen=True)
+class Creation:
+    """Energy the contact laws gave back over a contact event, beyond what they took in it [J].
+
+    t_start : the start of the event (the step before its first contact status change) [s].
+    t : the step at which the creation was measured (its largest, or where it crossed the limit) [s].
+    created : energy given back net since t_start [J] (> 0: created).
+    scale : the run's energy scale [J]; ``fraction`` = created / scale.
+    node : the contact node (index in the contact's slave arrays) that gave back the most normal
+        work in the step ending at t (else since t_start), or None when none gave any back.
+    """
+
+    t_start: float
+    t: float
+    created: float
+    scale: float
+    node: int | None
+
+    @property
+    def fraction(self) -> float:
+        return self.created / self.scale
+
+
+class EnergyCreated(Exception):
+    """A contact event created energy beyond the limit (:class:`CreationWatch`)."""
+
+    def __init__(self, creation: Creation, limit: float, where: str, remedy: str = "") -> None:
+        self.creation, self.limit, self.where = creation, limit, where
+        c = creation
+        super().__init__(f"energy created at a contact event: {c.created:.4g} J given back by the contact at "
+                         f"t = {c.t:.9g} s (event from {c.t_start:.9g} s), node {where}, "
+                         f"{100 * c.fraction:.3g} % of the energy scale {c.scale:.4g} J (limit {100 * limit:g} %)"
+                         f"{': ' + remedy if remedy else ''}")
+
+
+class CreationWatch:
+    """Watches a run for energy created at contact events.
+
+    A contact law that stores no energy (Lagrange or augmented multipliers, Coulomb friction, the
+    theta-method's impulses) can only take energy: over any stretch of steps the work it books,
+    W = W_contact + W_friction (fem.energy's books: energy taken, from the laws' own reactions and
+    gap / slip changes), can only grow. By the books' identity its decrease over the stretch is
+
+        created = -[W] = [KE + SE] - W_ext - W_reac + [D_damp] + [D_num]  (+ the books' error),
+
+    the mechanical energy gained beyond the work put in and the energy the damping and the time
+    scheme removed. A law that stores energy (penalty springs) passes it as ``stored``: what it
+    takes is then W - stored, its dashpots' and Coulomb's dissipation, which can only grow too.
+
+    A position-level law with Code_Aster's "immediate" rules takes energy in the step that closes a
+    node and gives some back in the step that opens it (contact.multipliers), so W is measured over
+    a whole **contact event**: from the step before a contact status changes
+    until ``merge`` [s] after the last change (a corner's chatter is one event). ``observe`` after
+    each step returns a :class:`Creation` once the event's creation since its start exceeds
+    ``limit * scale`` (None otherwise); ``largest`` holds the largest creation met (reported
+    whether or not it is beyond the limit). Outside events each step is checked alone.
+    """
+
+    def __init__(self, scale: float, limit: float, merge: float = EVENT_MERGE) -> None:
+        if not (scale > 0 and math.isfinite(scale)):
+            raise ValueError(f"CreationWatch: the energy scale must be > 0 J, got {scale}")
+        self.scale, self.limit, self.merge = float(scale), float(limit), float(merge)
+        self.largest: Creation | None = None
+        self.events = 0
+        self._last = None  # (t, W, closed, rn, gap) of the last step
+        self._start = None  # (t_start, W_start) of the event running
+        self._last_change = -math.inf
+        self._node_work = None  # normal work taken per node since the event's start [J]
+
+    def observe(self, t: float, taken: float, closed: np.ndarray, rn: np.ndarray, gap: np.ndarray,
+                impulsive: bool = False, stored: float = 0.0) -> Creation | None:
+        """After the step ending at ``t`` [s]: ``taken`` the books' cumulated W_contact + W_friction
+        [J], ``stored`` the energy the laws store elastically at t [J] (0 for multipliers); per
+        contact node (n_s,): ``closed`` flags, normal reaction ``rn`` [N] and gap [m]
+        (``impulsive``: rn is the step's mean force, the theta-method's). The first call is the
+        state the run starts from."""
+        taken = float(taken) - float(stored)
+        closed = np.asarray(closed, dtype=bool)
+        rn, gap = np.asarray(rn, dtype=float), np.asarray(gap, dtype=float)
+        last, self._last = self._last, (t, float(taken), closed.copy(), rn.copy(), gap.copy())
+        if last is None or last[2].shape != closed.shape:
+            return None
+        t0, w0, closed0, rn0, gap0 = last
+        # normal work taken per node over the step: -<R_N> [g] (trapezoidal; impulsive: R_1 [g])
+        r = rn if impulsive else 0.5 * (rn0 + rn)
+        jump = gap - gap0
+        ok = np.isfinite(jump) & np.isfinite(r)
+        per_node = -np.where(ok, r, 0.0) * np.where(ok, jump, 0.0)
+        changed = bool(np.any(closed != closed0))
+        if changed:
+            if self._start is None or t0 - self._last_change > self.merge:
+                self._start = (t0, w0)
+                self._node_work = np.zeros_like(per_node)
+                self.events += 1
+            self._last_change = t
+        elif self._start is not None and t - self._last_change > self.merge:
+            self._start = self._node_work = None
+        if self._start is None:  # a step outside events stands alone
+            start, work = (t0, w0), per_node
+        else:
+            self._node_work = self._node_work + per_node
+            start, work = self._start, self._node_work
+        created = start[1] - float(taken)
+        if created <= 0.0:
+            return None
+        pick = per_node if per_node.size and np.min(per_node) < 0.0 else work
+        node = int(np.argmin(pick)) if pick.size and np.min(pick) < 0.0 else None
+        creation = Creation(start[0], t, created, self.scale, node)
+        if self.largest is None or created > self.largest.created:
+            self.largest = creation
+        return creation if created > self.limit * self.scale else None

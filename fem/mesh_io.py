@@ -36,7 +36,9 @@ Post-processing
 ---------------
 * Only the nodes of cells of dimension 1 or 2 of the named groups are kept, renumbered compactly
   in gmsh's relative order; coordinates are (n, 2) (z dropped; ``|z|`` above 1e-12 times the mesh
-  size is a :class:`~fem.mesh.MeshError`, "mesh is not planar").
+  size is a :class:`~fem.mesh.MeshError`, "mesh is not planar"). A coordinate that is NaN,
+  infinite or beyond 1e6 m (:data:`fem.ranges.COORDINATE`) is a :class:`~fem.mesh.MeshError`
+  naming the file and the node, so that such a mesh is refused when it is read.
 * Surface cells must have a positive signed area (counter-clockwise corners), otherwise a
   :class:`~fem.mesh.MeshError` names the group, the cell index in the group and "inverted".
 * Every line cell is oriented as Code_Aster ``ORIE_PEAU_2D``: walking from node 0 to node 1 keeps
@@ -53,6 +55,7 @@ import meshio
 import numpy as np
 
 from fem.mesh import LINE_CELL_TYPES, SURFACE_CELL_TYPES, CellBlock, Mesh, MeshError
+from fem.ranges import COORDINATE, number
 
 #: Number of corner nodes of each supported surface cell type (corners come first, counter-clockwise).
 N_CORNERS = {"quad": 4, "quad8": 4, "triangle": 3, "triangle6": 3}
@@ -204,6 +207,29 @@ def renumber(groups: list[RawGroup], used: np.ndarray, path: pathlib.Path) -> li
     return renumbered
 
 
+def check_coordinates(points: np.ndarray, used: np.ndarray, path: pathlib.Path) -> None:
+    """:class:`MeshError` naming the file and the first node (gmsh's numbering: its position in the
+    file's node list, from 1) with a coordinate that is not finite (NaN, inf) or beyond
+    :data:`fem.ranges.COORDINATE` (|x| > 1e6 m: a coordinate's round-off would reach the contact
+    tolerance). ``points``: the coordinates of the used nodes, (n, 2 or 3); ``used``: their
+    indices in the file."""
+    if points.size == 0:
+        return
+    bound = max(abs(COORDINATE.low), abs(COORDINATE.high))
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isfinite(points) | (np.abs(points) > bound)
+    if not bad.any():
+        return
+    row, column = (int(i[0]) for i in np.nonzero(bad))
+    value = float(points[row, column])
+    what = "not a finite number" if not np.isfinite(value) else f"beyond the {number(bound)} m a mesh may span"
+    rows = int(np.count_nonzero(bad.any(axis=1)))
+    raise MeshError(
+        f"{str(path)!r}: node {int(used[row]) + 1} has {'xyz'[column]} = {number(value)}: {what} "
+        f"(coordinates must lie in {COORDINATE.interval()}); {rows} such node(s)"
+    )
+
+
 def planar_points(points: np.ndarray, path: pathlib.Path) -> np.ndarray:
     """x, y columns of ``points`` (n, 2 or 3) [m]; :class:`MeshError` if ``|z|`` exceeds 1e-12 * size."""
     xy = np.ascontiguousarray(points[:, :2], dtype=float)
@@ -321,13 +347,15 @@ def read_mesh(path: str | os.PathLike) -> Mesh:
     ------
     MeshError
         Missing or unreadable file, no line/surface physical group, mixed or unsupported cell types
-        in a group, non-planar mesh, inverted surface cell.
+        in a group, a coordinate that is NaN, infinite or beyond 1e6 m, non-planar mesh, inverted
+        surface cell.
     """
     path = pathlib.Path(path)
     raw = read_meshio(path)
     groups = raw_groups(raw, path)
     used = used_nodes(groups)
     groups = renumber(groups, used, path)
+    check_coordinates(np.asarray(raw.points, dtype=float)[used], used, path)
     points = planar_points(np.asarray(raw.points)[used], path)
 
     surfaces = [g for g in groups if g.dim == 2]

@@ -32,19 +32,18 @@ after every line; :func:`read_history` reads it back as ``{column: array}``.
 """
 from __future__ import annotations
 
-import contextlib
 import logging
 import math
 import os
-import tempfile
 import xml.etree.ElementTree as ET
 from xml.sax.saxutils import quoteattr
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import meshio
 import numpy as np
 
+from fem import output_folder
 from fem.mesh import Mesh
 
 logger = logging.getLogger(__name__)
@@ -67,34 +66,8 @@ _STEP_DIGITS = 6
 # --------------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------------
-@contextlib.contextmanager
-def _atomic_target(path: Path, suffix: str) -> Iterator[str]:
-    """A temporary file name in the folder of ``path``, moved onto ``path`` (``os.replace``) when
-    the block succeeds and removed when it fails: readers see the old or the new complete file,
-    never a partial one (a crashed process leaves the previous version)."""
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=suffix)
-    except OSError as err:
-        raise OSError(err.errno, err.strerror, str(path)) from None
-    os.close(fd)
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    except OSError as err:  # name the file the reader knows, not the temporary one
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise OSError(err.errno, err.strerror, str(path)) from None
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def _atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` atomically."""
-    with _atomic_target(path, ".tmp") as tmp:
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
+_atomic_target = output_folder.atomic_target  # atomic, umask's mode, noted as the run's file
+_atomic_write_text = output_folder.write_text
 
 
 def _atomic_meshio_write(path: Path, mesh: meshio.Mesh) -> None:
@@ -578,7 +551,7 @@ class HistoryWriter:
         self.columns: tuple[str, ...] = tuple(columns)
         self._colset = frozenset(columns)
         self.n_rows = 0
-        self._f = open(self.path, "w", encoding="utf-8", newline="")
+        self._f = output_folder.open_new(self.path, "w", encoding="utf-8", newline="")
         self._f.write(",".join(self.columns) + "\n")
         self._f.flush()
         logger.info("history %s opened, columns %s", self.path, list(self.columns))

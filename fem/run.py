@@ -4,58 +4,58 @@ status, resource bounds, progress on stderr, and the map from what went wrong to
 Exit codes (:func:`execute`)
 ----------------------------
 ==== ====================================================================================
-0    the run completed (its checks may still have failed: read ``summary.json``); an SDNV105
-     run's energy books agree with it to 1 % of its potential-energy drop
-1    the run failed: Newton did not converge, a singular system, a result file that could not
-     be written; ``summary.json`` says ``status: failed`` with the message. Also a run whose
-     results contradict it, one ``error:`` line on stderr saying how: SDNV105 stops after a tilt
-     that left the block strained (``status: failed``, ``tilt.passed`` false), and a completed
-     SDNV105 run whose energy books miss by more than 1 % of its potential-energy drop keeps
-     ``status: complete`` with ``energy_check.passed`` false (its files are all written)
-2    bad input, refused before anything ran: a flag, a mesh file, the output folder, a run
-     larger than the machine (see :func:`check_resources`); one line on stderr
+0    the run completed (its checks may still have failed: read ``summary.json``, or pass
+     ``--strict``); an SDNV105 run's energy books agree with it to 1 % of its potential drop
+1    the run failed: Newton did not converge, a singular system, a floating-point overflow,
+     a result file that could not be written, an input refused only after the run started;
+     ``summary.json`` says ``status: failed`` with the message. Also a run whose results
+     contradict it (SDNV105: a tilt that left the block strained, energy books that miss), and
+     a completed run under ``--strict`` with a graded check not met
+2    bad input, refused before anything ran: a flag, a mesh file, the output folder (one
+     another live run holds included), a run larger than the machine (see
+     :func:`check_resources`); one line on stderr; nothing written, nothing removed
 130  interrupted by SIGINT (Ctrl-C), 143 by SIGTERM: ``status: interrupted``, histories and
      ParaView series up to the last converged step are on disk
 ==== ====================================================================================
 
-``summary.json`` is written first with ``status: running`` (so a folder whose run was killed
-outright never looks finished), then replaced atomically at the end with ``status`` one of
-``complete``, ``interrupted``, ``failed``; it always holds ``case``, ``command`` (the exact command
-line), ``version`` (of the package), ``configuration`` (``benchmark`` when every parameter that
-changes the physics is the benchmark's, else ``custom``) and ``parameters``.
+``summary.json`` is written with ``status: running`` when the run starts (so a folder whose run was
+killed outright never looks finished), and replaced atomically at the very end, after the report
+and figures, with ``status`` one of ``complete``, ``interrupted``, ``failed``; it always holds
+``case``, ``command`` (the exact command line), ``version`` (of the package), ``configuration``
+(``benchmark`` when every parameter that changes the physics is the benchmark's, else ``custom``),
+``parameters``, ``files`` (every file the run wrote, :mod:`fem.output_folder`), ``warnings_counted``
+(gathered, counted) and ``checks_met`` of ``checks_graded``.
 
-A run never mixes its files with an older run's: :func:`prepare_output` removes the files an
-earlier run wrote in the folder (the folder is recognised by its ``summary.json``) before anything
-new is written; other files are left alone.
+A run never mixes its files with an older run's and never removes a file no run wrote: see
+:mod:`fem.output_folder` (the lock, the list, the umask).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import logging
 import math
 import os
 import re
 import shlex
-import shutil
 import sys
 import time
 import traceback
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
-from . import progress
+from . import output_folder, progress
 from .dynamics import ConvergenceError
 from .interrupt import Interrupted, catch_signals
 
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 STATUSES = ("running", "complete", "interrupted", "failed")
-SUMMARY = "summary.json"
-#: the files a case writes in its folder; :func:`prepare_output` removes these (and only these)
-OUTPUT_PATTERNS = ("summary.json", "report.md", "*.csv", "*.png", "*.pvd", "*.vtu", "mesh.msh", "traceback.txt",
-                   ".*.tmp", ".*.vtu.tmp")
+SUMMARY = output_folder.SUMMARY
 
 
 class BadInput(ValueError):
@@ -79,6 +79,20 @@ class CaseParser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse's hook for every parse error
         raise BadInput(message)
 
+    def parse_known_args(self, args=None, namespace=None):
+        """argparse's, after refusing an empty folder or file name (``--out ''`` would be read as
+        the current directory by ``Path('')``)."""
+        argv = list(sys.argv[1:] if args is None else args)
+        for k, arg in enumerate(argv):
+            if arg == "--":
+                break
+            name, eq, value = arg.partition("=")
+            if name in self._option_string_actions and self._option_string_actions[name].type is Path:
+                given = value if eq else (argv[k + 1] if k + 1 < len(argv) else None)
+                if given is not None and given.strip() == "":
+                    self.error(f"{name} is empty: name a folder or file (e.g. {name} ./results)")
+        return super().parse_known_args(argv, namespace)
+
 
 def finite(text: str) -> float:
     """argparse ``type``: a finite float (``nan``, ``inf`` refused with the flag's name)."""
@@ -96,6 +110,7 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     parser.add_argument("--force", action="store_true",
                         help="run even when the estimated memory or step count exceeds the limits")
+    add_strict_flag(parser)
 
 
 def require(ok: bool, message: str) -> None:
@@ -138,66 +153,17 @@ def version() -> str:
 
 
 # ----------------------------------------------------------------------------------- output folder
-def _is_run_folder(folder: Path) -> bool:
-    summary = folder / SUMMARY
-    if not summary.is_file():
-        return False
-    try:
-        data = json.loads(summary.read_text())
-    except (OSError, ValueError):
-        return True  # a summary cut short by a crash: still ours
-    return isinstance(data, dict)
-
-
-_created: list[Path] = []  # folders made by prepare_output in this process, removed if the input is refused
-
-
-def _discard_created() -> None:
-    """Remove the folders :func:`prepare_output` created for a run refused before it started, when
-    they hold nothing but this code's own files (a generated mesh)."""
-    for folder in reversed(_created):
-        try:
-            if all(p.is_dir() or any(p.match(pattern) for pattern in OUTPUT_PATTERNS) for p in folder.rglob("*")):
-                shutil.rmtree(folder)
-        except OSError:
-            pass
-    _created.clear()
-
-
 def prepare_output(out: Path, flag: str = "--out") -> Path:
-    """Make ``out`` an empty-of-old-results, writable folder, or raise :class:`BadInput` naming
-    ``flag`` (an existing file, a folder that cannot be created or written, a summary.json that is
-    a folder). Files of an earlier run (``OUTPUT_PATTERNS``, and the folder is recognised by its
-    summary.json) are removed; anything else is left alone."""
-    out = Path(out)
-    if not out.exists():  # remember the outermost folder this call creates
-        top = out
-        while not top.parent.exists() and top.parent != top:
-            top = top.parent
-        _created.append(top)
-    if out.exists() and not out.is_dir():
-        raise BadInput(f"{flag} {out}: exists and is not a folder")
+    """Claim ``out`` as this run's folder (:func:`fem.output_folder.claim`): refuse, as
+    :class:`BadInput` naming ``flag``, an empty name, an existing file, a folder that cannot be
+    created or written, a summary.json that is a folder, a folder another live run holds; create
+    it if missing and take its lock. Nothing in it is removed here: the files an earlier run
+    listed are removed when the run starts (:meth:`Run.start`), so a run refused before it starts
+    leaves the folder as it was."""
     try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise BadInput(f"{flag} {out}: cannot create the folder ({err.strerror or err})") from None
-    summary = out / SUMMARY
-    if summary.exists() and not summary.is_file():
-        raise BadInput(f"{flag} {out}: {summary} exists and is not a file")
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise BadInput(f"{flag} {out}: the folder is not writable")
-    try:
-        if _is_run_folder(out):
-            for pattern in OUTPUT_PATTERNS:
-                for path in out.glob(pattern):
-                    if path.is_file() or path.is_symlink():
-                        path.unlink()
-        probe = out / f".write-test-{os.getpid()}"
-        probe.write_text("x")
-        probe.unlink()
-    except OSError as err:
-        raise BadInput(f"{flag} {out}: the folder is not writable ({err.strerror or err})") from None
-    return out
+        return output_folder.claim(out, flag)
+    except output_folder.FolderRefused as err:
+        raise BadInput(str(err)) from None
 
 
 def _jsonable(x):
@@ -222,10 +188,7 @@ def _jsonable(x):
 def write_json(path: Path, data: dict) -> None:
     """``data`` as indented JSON, replaced atomically (numpy scalars converted, NaN and infinities
     written as null, paths as strings)."""
-    from .results import _atomic_write_text
-
-    path = Path(path)
-    _atomic_write_text(path, json.dumps(_jsonable(data), indent=2, allow_nan=False) + "\n")
+    output_folder.write_text(Path(path), json.dumps(_jsonable(data), indent=2, allow_nan=False) + "\n")
 
 
 # ----------------------------------------------------------------------------------- resources
@@ -378,31 +341,39 @@ class ProgressLine:
 
 # ----------------------------------------------------------------------------------- run lifecycle
 class Run:
-    """The record of one run in its output folder: writes ``summary.json`` with ``status: running``
-    at :meth:`start`, follows the converged steps (time reached, progress line), and writes the
-    final summary with its status at :meth:`finish`."""
+    """The record of one run in its output folder: removes the files the folder's previous run
+    listed and writes ``summary.json`` with ``status: running`` at :meth:`start`, follows the
+    converged steps (time reached, progress line), and writes the final summary last, after every
+    other file (:meth:`final` composes it, the case writes its report and figures, :meth:`close`
+    writes it; :meth:`finish` does both for a case with nothing to write after)."""
 
     current: "Run | None" = None
 
     def __init__(self, out: Path, case: str, command: str, configuration: str, parameters: dict,
-                 t_end: float | None, quiet: bool) -> None:
+                 t_end: float | None, quiet: bool, strict: bool = False) -> None:
         if configuration not in ("benchmark", "custom"):
             raise ValueError(f"configuration must be 'benchmark' or 'custom', got {configuration!r}")
         self.out, self.case, self.command = Path(out), case, command
         self.header = {"case": case, "status": "running", "configuration": configuration, "command": command,
                        "version": version(), "parameters": parameters}
         self.status = "running"
+        self.strict = strict or _requested["strict"]
         self.phase: str | None = None
         self.t_reached: float | None = None
+        self.pending: dict | None = None
+        self.written: dict | None = None
         self.progress = None if quiet else ProgressLine(case, t_end)
         self._listener = progress.listening(self._step)
 
     @classmethod
     def start(cls, out: Path, case: str, command: str, configuration: str, parameters: dict,
-              t_end: float | None = None, quiet: bool = False) -> "Run":
-        """Begin a run in the prepared folder ``out`` (see :func:`prepare_output`)."""
-        run = cls(out, case, command, configuration, parameters, t_end, quiet)
-        write_json(run.out / SUMMARY, run.header)
+              t_end: float | None = None, quiet: bool = False, strict: bool = False) -> "Run":
+        """Begin a run in the folder ``out`` claimed by :func:`prepare_output`: the files its
+        previous run listed are removed (no other), then summary.json says ``running``."""
+        run = cls(out, case, command, configuration, parameters, t_end, quiet, strict)
+        output_folder.clear_previous()
+        output_folder.note(run.out / SUMMARY)
+        write_json(run.out / SUMMARY, {**run.header, "files": output_folder.written()})
         run._listener.__enter__()
         cls.current = run
         return run
@@ -423,18 +394,131 @@ class Run:
             if self.progress is not None:
                 self.progress.close()
 
-    def finish(self, status: str, summary: dict | None = None, message: str | None = None) -> dict:
-        """Write the final ``summary.json``: the header, ``status``, ``message`` (why it stopped),
-        ``t_reached`` [s] and ``phase_reached``, then ``summary``. Returns what was written."""
+    def final(self, status: str, summary: dict | None = None, message: str | None = None) -> dict:
+        """The final summary, not yet written: the header, ``status``, ``message`` (why it
+        stopped), ``t_reached`` [s] and ``phase_reached``, ``summary``, the tally of its graded
+        checks (``checks_met`` of ``checks_graded``). Kept as pending: a signal before
+        :meth:`close` writes it with status ``interrupted``."""
         if status not in STATUSES[1:]:
             raise ValueError(f"final status must be one of {STATUSES[1:]}, got {status!r}")
         self._stop_listening()
-        self.status = status
         data = {**self.header, "status": status, "message": message, "t_reached": self.t_reached,
                 "phase_reached": self.phase, **(summary or {})}
         data["status"] = status
-        write_json(self.out / SUMMARY, data)
+        met, graded = tally(data.get("checks"))
+        data["checks_met"], data["checks_graded"] = met, graded
+        self.pending = data
         return data
+
+    def close(self, data: dict | None = None) -> dict:
+        """Write ``data`` (default: the pending :meth:`final`) as summary.json, with the files the
+        run wrote (``files``) and the warnings gathered (``warnings_counted``). Returns what was written."""
+        data = dict(self.pending if data is None else data)
+        self._stop_listening()
+        data["warnings_counted"] = gathered_warnings()
+        data["files"] = output_folder.written()
+        write_json(self.out / SUMMARY, data)
+        self.status, self.pending, self.written = data["status"], None, data
+        output_folder.release()  # the run is over: its folder is free for the next one
+        return data
+
+    def finish(self, status: str, summary: dict | None = None, message: str | None = None) -> dict:
+        """:meth:`final` then :meth:`close`: for a case that writes nothing after its summary."""
+        return self.close(self.final(status, summary, message))
+
+
+def verdict(check: dict) -> bool | None:
+    """A check row's verdict: ``passed`` or ``within_tolerance`` (True, False, or None for a row
+    shown for information)."""
+    value = check.get("passed", check.get("within_tolerance")) if isinstance(check, dict) else None
+    return None if value is None else bool(value)
+
+
+def tally(checks) -> tuple[int, int]:
+    """(met, graded) over a ``checks`` list: graded rows have a verdict, met rows passed."""
+    verdicts = [verdict(c) for c in (checks or [])]
+    graded = [v for v in verdicts if v is not None]
+    return sum(graded), len(graded)
+
+
+_requested = {"strict": False}  # --strict as parsed in this execute (read by Run)
+
+
+class _StrictAction(argparse.Action):
+    """--strict: sets ``args.strict`` and asks the run started next in this :func:`execute` to
+    exit 1 when a graded check fails."""
+
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=False, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, True)
+        _requested["strict"] = True
+
+
+def add_strict_flag(parser: argparse.ArgumentParser) -> None:
+    """--strict (every case has it, through :func:`add_run_flags`)."""
+    parser.add_argument("--strict", action=_StrictAction,
+                        help="exit 1 when a graded check fails (Code_Aster's NOOK); without it a completed run "
+                             "exits 0 and its checks are in summary.json")
+
+
+# ----------------------------------------------------------------------------------- warnings
+class _WarningBook:
+    """Warnings of a run (Python warnings, numpy's floating-point warnings, library log records
+    at WARNING and above), counted by message instead of printed by the hundred: summary.json
+    lists each with its count; stderr gets one line."""
+
+    def __init__(self) -> None:
+        self.counts: dict[tuple[str, str], int] = {}
+
+    def add(self, kind: str, message: str) -> None:
+        key = (kind, message.strip().splitlines()[0][:300] if message.strip() else kind)
+        if key in self.counts or len(self.counts) < 50:
+            self.counts[key] = self.counts.get(key, 0) + 1
+
+    def listed(self) -> list[dict]:
+        return [{"kind": k, "message": m, "count": n} for (k, m), n in self.counts.items()]
+
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+_book = _WarningBook()
+
+
+def gathered_warnings() -> list[dict]:
+    """The warnings gathered so far in this :func:`execute` (kind, message, count)."""
+    return _book.listed()
+
+
+class _BookHandler(logging.Handler):
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            _book.add(f"log {record.name}", record.getMessage())
+        except Exception:  # a log record that cannot be formatted must not stop the run
+            pass
+
+
+@contextlib.contextmanager
+def _gathering_warnings():
+    """Inside the block: warnings.warn and numpy's floating-point warnings counted in the book
+    (not printed), library log records at WARNING counted (not printed); floating-point overflow
+    raises FloatingPointError (a state that overflows is a failed run, never a complete one)."""
+    global _book
+    _book = _WarningBook()
+    root = logging.getLogger()
+    saved_handlers, saved_level = root.handlers[:], root.level
+    root.handlers = [_BookHandler(logging.WARNING)]
+    try:
+        with warnings.catch_warnings():  # restores showwarning and the filters on exit
+            warnings.simplefilter("always")
+            warnings.showwarning = lambda message, category, *args, **kw: _book.add(category.__name__,
+                                                                                     str(message))
+            with np.errstate(over="raise"):
+                yield
+    finally:
+        root.handlers, root.level = saved_handlers, saved_level
 
 
 def _say(text: str) -> None:
@@ -445,13 +529,18 @@ def _say(text: str) -> None:
 
 
 def _close_current(status: str, message: str) -> str:
-    """Finish the current run (if still running) with ``status``; returns where its files are."""
+    """Finish the current run (if still running) with ``status``, keeping what it had composed;
+    returns where its files are."""
     run = Run.current
     if run is None:
         return ""
     if run.status == "running":
         try:
-            run.finish(status, message=message)
+            if run.pending is not None:
+                run.close({**run.pending, "status": status,
+                           "message": message if status != "complete" else run.pending.get("message")})
+            else:
+                run.finish(status, message=message)
         except OSError:
             run._stop_listening()
             Run.current = None
@@ -460,72 +549,114 @@ def _close_current(status: str, message: str) -> str:
         f"; see {run.out}"
 
 
+def _report_checks(run: "Run | None", code: int) -> int:
+    """After a body that returned ``code``: the console's last line ``N of M checks met`` (a
+    completed run with graded checks), and exit 1 under ``--strict`` when one is not met."""
+    data = None if run is None else run.written
+    if data is None or data.get("status") != "complete":
+        return code
+    met, graded = data.get("checks_met", 0), data.get("checks_graded", 0)
+    if graded:
+        try:
+            print(f"{met} of {graded} checks met", flush=True)
+        except (OSError, ValueError):
+            pass
+    if run.strict and met < graded and code == EXIT_OK:
+        failed = [str(c.get("quantity", c.get("name", "?"))) for c in data.get("checks") or [] if verdict(c) is False]
+        _say(f"error: --strict: {graded - met} of {graded} checks not met ({', '.join(failed[:5])}"
+             f"{', ...' if len(failed) > 5 else ''}); see {run.out}/summary.json")
+        return EXIT_FAILED
+    return code
+
+
 def execute(body: Callable[[Sequence[str] | None], int], argv: Sequence[str] | None = None) -> int:
     """Run a case's ``body(argv)`` and map what goes wrong to an exit code and one line on stderr
     (module docstring). ``body`` starts its :class:`Run` and finishes it on success; a run left
-    ``running`` by an exception is finished here with the matching status."""
+    ``running`` by an exception is finished here with the matching status. The output folder's
+    lock is released at the end; a run refused before it started leaves no file behind."""
     Run.current = None
-    _created.clear()
-    with catch_signals():
+    _requested["strict"] = False
+    last: Run | None = None
+    code = EXIT_FAILED
+    with catch_signals(), _gathering_warnings():
         try:
-            return body(argv)
+            code = body(argv)
+            last = Run.current
+            code = _report_checks(last, code)
         except SystemExit as stop:  # --help
-            return stop.code if isinstance(stop.code, int) else 0
+            code = stop.code if isinstance(stop.code, int) else 0
         except BadInput as err:
-            if Run.current is None:
-                _discard_created()
-            _close_current("failed", str(err))
-            _say(f"error: {err}")
-            return EXIT_BAD_INPUT
+            code = _refuse_or_fail(str(err), EXIT_FAILED)
         except Interrupted as stop:
-            if Run.current is None:  # stopped before the run began: nothing worth keeping
-                _discard_created()
             where = _close_current("interrupted", str(stop))
             _say(f"{stop}{where} (status: interrupted)")
-            return stop.exit_code
+            code = stop.exit_code
         except ConvergenceError as err:
             where = _close_current("failed", str(err))
             _say(f"error: the run failed: {err}{where} (status: failed)")
-            return EXIT_FAILED
+            code = EXIT_FAILED
         except BrokenPipeError:  # stdout closed by the reader (| head): nothing left to tell
             _close_current("failed", "standard output closed")
             sys.stdout = open(os.devnull, "w")
-            return EXIT_FAILED
+            code = EXIT_FAILED
         except OSError as err:
             name = err.filename or "a result file"
             message = f"cannot write {name}: {err.strerror or err}"
             if Run.current is None:
                 _say(f"error: {message}")
-                return EXIT_BAD_INPUT
-            where = _close_current("failed", message)
-            _say(f"error: {message}{where} (status: failed)")
-            return EXIT_FAILED
+                code = EXIT_BAD_INPUT
+            else:
+                where = _close_current("failed", message)
+                _say(f"error: {message}{where} (status: failed)")
+                code = EXIT_FAILED
         except MemoryError:
             where = _close_current("failed", "out of memory")
             _say(f"error: out of memory (a smaller mesh or fewer steps, see --force){where} (status: failed)")
-            return EXIT_FAILED
+            code = EXIT_FAILED
+        except (FloatingPointError, OverflowError) as err:  # numpy's (errstate over='raise') and Python's
+            message = (f"floating-point overflow ({err}): the input drives a quantity past 1.8e308; check the "
+                       f"magnitudes of the flags")
+            if Run.current is None:
+                _say(f"error: {message}")
+                code = EXIT_BAD_INPUT
+            else:
+                where = _close_current("failed", f"floating-point overflow at t = {Run.current.t_reached} s ({err})")
+                _say(f"error: the run failed: floating-point overflow ({err}){where} (status: failed)")
+                code = EXIT_FAILED
         except ValueError as err:  # a mesh, contact or material refused by the library
-            if Run.current is None or Run.current.t_reached is None:
-                if Run.current is None:
-                    _discard_created()
-                _close_current("failed", str(err))
-                _say(f"error: {err}")
-                return EXIT_BAD_INPUT
-            where = _close_current("failed", str(err))
-            _say(f"error: {err}{where} (status: failed)")
-            return EXIT_FAILED
+            code = _refuse_or_fail(str(err), EXIT_FAILED)
         except Exception as err:  # a defect of this code: keep the traceback beside the results
             run = Run.current
-            where = _close_current("failed", f"internal error: {type(err).__name__}: {err}")
+            detail = str(err) or repr(err)
+            kept = ""
             if run is not None:
                 try:
-                    (run.out / "traceback.txt").write_text(traceback.format_exc())
-                    where += " (traceback in traceback.txt)"
+                    output_folder.write_text(run.out / "traceback.txt", traceback.format_exc())
+                    kept = " (traceback in traceback.txt)"
                 except OSError:
                     pass
-            _say(f"internal error: {type(err).__name__}: {err}{where}")
-            return EXIT_FAILED
+            where = _close_current("failed", f"internal error: {type(err).__name__}: {detail}") + kept
+            _say(f"internal error: {type(err).__name__}: {detail}{where}")
+            code = EXIT_FAILED
         finally:
+            started = Run.current is not None or last is not None
             if Run.current is not None:
                 Run.current._stop_listening()
                 Run.current = None
+            output_folder.release(discard=not started)
+            total = _book.total()
+            if total and started:
+                _say(f"note: {total} warning(s) during the run, listed in summary.json (first: "
+                     f"{_book.listed()[0]['message'][:120]})")
+    return code
+
+
+def _refuse_or_fail(message: str, code_if_started: int) -> int:
+    """A refusal before the run started: one line, exit 2 (its folder left as it was). After it
+    started: the run is failed, exit ``code_if_started`` (1): its summary says why."""
+    if Run.current is None:
+        _say(f"error: {message}")
+        return EXIT_BAD_INPUT
+    where = _close_current("failed", message)
+    _say(f"error: {message}{where} (status: failed)")
+    return code_if_started

@@ -6,50 +6,64 @@ The pieces, from the grid to the table:
 * :class:`Point`: one set of flag values (``mu=0.6``, ``dt=1e-3``), in a folder of its own
   ``OUT/points/<name>``; :func:`grid` is the Cartesian product of axes (``--grid mu=0.3,0.6``,
   ``--grid amplitude-g=0.4:1.2:5`` for five values from 0.4 to 1.2), :func:`read_points` a CSV
-  whose header names the flags and whose rows are the points.
+  whose header names the flags and whose rows are the points. Their number is checked against
+  :func:`point_limit` before any point is built: an axis's count, then the product of the axes'
+  lengths (``v0=0:1:1000000000`` is refused at once, :class:`TooManyPoints`).
 * A **task**: what runs a point on a worker. :class:`CaseCommand` runs a case script as its own
   process (``python cases/<case>.py <point's flags> <fixed flags> --out <folder> --quiet``), so a
   point that crashes or hangs takes nothing else down: ``time_limit`` [s] sends it SIGINT (it then
   writes ``status: interrupted`` and keeps its files), SIGKILL ``grace`` seconds later. A task may
   be any picklable callable ``task(point, folder, stop_file) -> row`` with ``task.identity(point)``
   (what makes a finished point reusable: the command line for a case).
-* :func:`run_point`, on the worker: runs the task, then writes the row to ``<folder>/point.json``
-  (atomically). That file is the point's record: a rerun of the sweep reuses every point whose
-  ``point.json`` says ``complete`` for the same identity, and runs the others again.
-* :func:`run_sweep`, on the client: submits the points not yet complete, collects the rows as they
-  finish into ``OUT/results.csv`` (rewritten atomically after every point, sorted as the grid), shows
-  and shows progress; the caller keeps the sweep's own record (``summary.json``, fem.run). A point
-  that fails is a row with ``status: failed`` and its
-  message; a point whose worker dies is run again on another worker by Dask (up to
-  ``distributed.scheduler.allowed-failures`` times, then it is a failed row).
-* :func:`connect`: a LocalCluster with one single-threaded worker per core (the tasks wait on
-  processes, so the workers are threads of this process), or a running scheduler
-  (``tcp://HOST:PORT``: workers elsewhere must see the same output folder, a shared file system,
-  and have this package installed).
+* :func:`run_point`, on the worker: announces the point's start and end (Dask events: the progress
+  counts the points running from them), runs the task, then writes the row to
+  ``<folder>/point.json`` (atomically). That file is the point's record: a rerun of the sweep reuses
+  every point whose ``point.json`` says ``complete`` for the same identity, and runs the others
+  again (an interrupted point from its start: a case does not resume).
+* :func:`run_sweep`, on the client: submits the points not yet complete, adds each point's row to
+  ``OUT/results.csv`` as its future completes (rewritten atomically, sorted as the grid), and shows
+  progress; the caller keeps the sweep's own record (``summary.json``, fem.run). A point that fails
+  is a row with ``status: failed`` and its message; a point whose worker dies is run again on
+  another worker by Dask (up to ``distributed.scheduler.allowed-failures`` times, then it is a
+  failed row). A signal (SIGINT, SIGTERM) stops the sweep: the rows of the points finished
+  meanwhile first, then the running points are sent the same signal (rows ``interrupted``, exit code
+  130 / 143), the points not started are not run (no row; counted ``not run``), and the table is
+  written before the signal is raised again.
+* :func:`check_scheduler` and :func:`connect`: a LocalCluster with one single-threaded worker per
+  core (the tasks wait on processes, so the workers are threads of this process), or a running
+  scheduler (``tcp://HOST:PORT``, refused on one line if it does not answer as a Dask scheduler
+  within :data:`CONNECT_TIMEOUT` seconds; workers elsewhere must see the same output folder, a
+  shared file system, and have this package installed).
 
 A row: ``point``, the point's flags (their names without ``--``), ``status`` (``complete``,
-``failed``, ``timeout``, ``interrupted``), ``message``, ``exit_code``, ``wall_s`` (the point's own
-wall time [s]), ``folder``, then the figures of the point's ``summary.json`` (:func:`summary_figures`).
+``failed``, ``timeout``, ``interrupted``), ``message``, ``exit_code`` (128 + N for a process ended by
+signal N), ``wall_s`` (the point's own wall time [s]), ``folder``, then the figures of the point's
+``summary.json`` (:func:`summary_figures`).
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import itertools
 import json
+import logging
 import math
 import os
+import queue
 import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
-from .interrupt import Interrupted
+from . import run as _run
+from .interrupt import Interrupted, held
 from .results import _atomic_write_text
 from .run import BadInput, Estimate, finite, write_json
 
@@ -98,52 +112,96 @@ class Point:
         return " ".join(f"{k}={v}" for k, v in self.values)
 
 
-def _values(name: str, text: str) -> tuple[str, ...]:
-    """``v1,v2,...`` or ``start:stop:count`` (count evenly spaced numbers, ends included)."""
+class TooManyPoints(BadInput):
+    """A study of more points than its limit (:func:`point_limit`), refused before any is built."""
+
+
+def point_limit(force: bool) -> int:
+    """The most points a study may have: :data:`MAX_POINTS`; with ``--force`` as many as this
+    machine's memory can keep track of (:data:`POINT_BOOKKEEPING` bytes a point on the client and
+    the scheduler), and never fewer than :data:`MAX_POINTS`."""
+    if not force:
+        return MAX_POINTS
+    return max(MAX_POINTS, int(_run.available_memory() // POINT_BOOKKEEPING))
+
+
+def _too_many(what: str, count: int | None, limit: int, noun: str = "points") -> TooManyPoints:
+    """``count`` None: more than ``limit`` (a file not read past the limit)."""
+    more = "points this machine's memory can keep track of" if limit > MAX_POINTS else "points"
+    counted = f"{count:,} {noun}, more than" if count is not None else "more than"
+    return TooManyPoints(f"{what}: {counted} the limit of {limit:,} {more} "
+                         f"(fewer values{', or --force' if limit == MAX_POINTS else ''})")
+
+
+def parse_values(text: str, label: str, limit: int | None = None) -> tuple[str, ...]:
+    """``v1,v2,...`` or ``start:stop:count`` (count evenly spaced numbers, ends included), as
+    strings; :class:`fem.run.BadInput` whose message starts with ``label`` (what the user typed,
+    ``--grid mu=0.3,0.6``) otherwise, :class:`TooManyPoints` for more than ``limit`` values, counted
+    before any is built."""
     if re.fullmatch(r"[^,]*:[^,]*:[^,]*", text):
         start, stop, count = text.split(":")
         try:
             a, b, n = float(start), float(stop), int(count)
         except ValueError:
-            raise BadInput(f"--grid {name}={text}: start:stop:count needs two numbers and an integer") from None
+            raise BadInput(f"{label}: start:stop:count needs two numbers and an integer") from None
         if n < 1 or not (math.isfinite(a) and math.isfinite(b)):
-            raise BadInput(f"--grid {name}={text}: count must be >= 1 and the ends finite")
+            raise BadInput(f"{label}: count must be >= 1 and the ends finite")
+        if limit is not None and n > limit:
+            raise _too_many(label, n, limit, "values")
         return tuple(repr(float(a + (b - a) * k / (n - 1))) if n > 1 else repr(a) for k in range(n))
     values = tuple(v.strip() for v in text.split(","))
     if not text.strip() or any(not v for v in values):
-        raise BadInput(f"--grid {name}={text}: empty value (expected v1,v2,... or start:stop:count)")
+        raise BadInput(f"{label}: empty value (expected v1,v2,... or start:stop:count)")
+    if limit is not None and len(values) > limit:
+        raise _too_many(label, len(values), limit, "values")
     if len(set(values)) != len(values):
-        raise BadInput(f"--grid {name}={text}: a value is repeated")
+        raise BadInput(f"{label}: a value is repeated")
     return values
 
 
-def parse_axis(text: str) -> tuple[str, tuple[str, ...]]:
+def parse_axis(text: str, limit: int | None = None) -> tuple[str, tuple[str, ...]]:
     """``"mu=0.3,0.6"`` -> ``("mu", ("0.3", "0.6"))`` (a leading ``--`` on the name is dropped);
-    :class:`fem.run.BadInput` naming ``--grid`` for anything else."""
+    :class:`fem.run.BadInput` naming ``--grid`` for anything else, :class:`TooManyPoints` for an
+    axis of more than ``limit`` values (counted first: ``v0=0:1:1000000000`` builds nothing)."""
     name, sep, rest = text.partition("=")
     name = name.strip().removeprefix("--")
     if not sep or not _FLAG.match(name):
         raise BadInput(f"--grid {text}: expected NAME=v1,v2,... or NAME=start:stop:count (NAME a flag of the case)")
-    return name, _values(name, rest)
+    return name, parse_values(rest, f"--grid {name}={rest}", limit)
 
 
-def grid(axes: Sequence[tuple[str, Sequence[str]]]) -> list[Point]:
-    """The Cartesian product of ``axes`` ``[(flag, values), ...]``, the last axis varying fastest."""
+def grid(axes: Sequence[tuple[str, Sequence[str]]], limit: int | None = None) -> list[Point]:
+    """The Cartesian product of ``axes`` ``[(flag, values), ...]``, the last axis varying fastest;
+    :class:`TooManyPoints` if the product of the axes' lengths exceeds ``limit`` (checked before
+    any point is built)."""
     names = [name for name, _ in axes]
     if len(set(names)) != len(names):
         raise BadInput(f"--grid: a flag is given twice ({', '.join(sorted(n for n in names if names.count(n) > 1))})")
+    count = math.prod(len(values) for _, values in axes)
+    if limit is not None and count > limit:
+        sizes = " x ".join(f"{len(values):,} ({name})" for name, values in axes)
+        raise _too_many(f"--grid {sizes}", count, limit)
     combos = itertools.product(*(values for _, values in axes))
     return [Point(i, tuple(zip(names, combo))) for i, combo in enumerate(combos)]
 
 
-def read_points(path: Path) -> list[Point]:
+def read_points(path: Path, limit: int | None = None) -> list[Point]:
     """Points from a CSV file: a header of flag names (with or without ``--``), a row a point; an
-    empty cell leaves the flag out of that point."""
+    empty cell leaves the flag out of that point. :class:`TooManyPoints` as soon as a row past
+    ``limit`` is read (the file is read row by row, never whole)."""
     try:
-        text = Path(path).read_text()
+        with open(path, newline="") as f:
+            reader = csv.reader(f)
+            rows = []
+            for r in reader:
+                if any(c.strip() for c in r):
+                    rows.append(r)
+                    if limit is not None and len(rows) > limit + 1:  # the header and limit points
+                        raise _too_many(f"--points {path}", None, limit)
     except OSError as err:
         raise BadInput(f"--points {path}: cannot read it ({err.strerror or err})") from None
-    rows = [r for r in csv.reader(io.StringIO(text)) if any(c.strip() for c in r)]
+    except (csv.Error, UnicodeDecodeError) as err:
+        raise BadInput(f"--points {path}: not a CSV file ({err})") from None
     if len(rows) < 2:
         raise BadInput(f"--points {path}: needs a header of flag names and at least one row")
     names = [c.strip().removeprefix("--") for c in rows[0]]
@@ -257,8 +315,6 @@ class CaseCommand:
         folder_path = Path(folder)
         if not Path(self.script).is_file():
             return _row("failed", f"case script {self.script} not found on this worker", None, 0.0)
-        if os.path.exists(stop_file):  # the sweep stopped before this point began
-            return _row("interrupted", "not run: the sweep was stopped", None, 0.0)
         (folder_path / "summary.json").unlink(missing_ok=True)  # figures from this run only
         env = {**os.environ, **{k: v for k, v in _SINGLE_THREAD.items() if k not in os.environ}}
         argv = [sys.executable, "-c", _LAUNCH, str(os.getpid()), self.script, *self.arguments(point, folder)]
@@ -266,26 +322,63 @@ class CaseCommand:
         with open(folder_path / "stdout.txt", "w") as out, open(folder_path / "stderr.txt", "w") as err:
             proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
                                     start_new_session=True)
-            code, stopped = supervise(proc, self.time_limit, stop_file, self.grace)
+            raw, stopped = supervise(proc, self.time_limit, stop_file, self.grace)
         wall = time.monotonic() - start
+        code = exit_code(raw)
         summary = _read_summary(folder_path)
         figures = summary_figures(summary) if summary else {}
         reached = summary.get("t_reached")
         where = f" (results up to t = {reached:.6g} s kept)" if isinstance(reached, (int, float)) else ""
+        if code == 0 and summary.get("status") == "complete":  # (also when a stop came as it exited)
+            return _row("complete", None, code, wall, figures)
         if stopped == "timeout":
             return _row("timeout", f"time limit of {self.time_limit:g} s reached{where}", code, wall, figures)
         if stopped == "interrupted":
             return _row("interrupted", f"stopped with the sweep{where}", code, wall, figures)
-        if code == 0 and summary.get("status") == "complete":
-            return _row("complete", None, code, wall, figures)
-        message = _error_line(folder_path / "stderr.txt") or summary.get("message") or f"exit code {code}"
+        if code in (130, 143) and summary.get("status") == "interrupted":  # a signal from elsewhere
+            message = summary.get("message") or f"interrupted ({_signal_name(code)})"
+            return _row("interrupted", f"{message}, not by the sweep{where}", code, wall, figures)
+        killed = f"killed by {_signal_name(code)}" if raw is not None and raw < 0 else f"exit code {code}"
+        message = _error_line(folder_path / "stderr.txt") or summary.get("message") or killed
         return _row("failed", message, code, wall, figures)
 
 
+def exit_code(raw: int | None) -> int | None:
+    """A process's exit code as a shell reports it: 128 + N for a process ended by signal N
+    (``subprocess`` gives -N): 130 for SIGINT, 143 for SIGTERM, 137 for SIGKILL."""
+    return 128 - raw if raw is not None and raw < 0 else raw
+
+
+def _signal_name(code: int) -> str:
+    try:
+        return signal.Signals(code - 128).name
+    except ValueError:
+        return f"signal {code - 128}"
+
+
+def _stop_signal(stop_file: str) -> int:
+    """The signal the sweep was stopped by, as its stop file names it (SIGINT if it names none)."""
+    try:
+        name = Path(stop_file).read_text().strip()
+    except OSError:
+        name = ""
+    return signal.SIGTERM if name == "SIGTERM" else signal.SIGINT
+
+
+def write_stop_file(stop_file: Path, signal_name: str) -> None:
+    """Tell the points of a sweep to stop: ``stop_file`` holding the signal's name (SIGINT,
+    SIGTERM), which :func:`supervise` passes on to each point's process. Written whole (a
+    temporary file renamed) so that a point never reads it half written."""
+    tmp = Path(stop_file).with_name(Path(stop_file).name + ".tmp")
+    tmp.write_text(f"{signal_name}\n")
+    os.replace(tmp, stop_file)
+
+
 def supervise(proc: subprocess.Popen, time_limit: float | None, stop_file: str, grace: float):
-    """Wait for ``proc``; past ``time_limit`` [s] (``"timeout"``) or once ``stop_file`` exists
-    (``"interrupted"``) send it SIGINT, then SIGKILL ``grace`` seconds later. Returns (exit code,
-    why it was stopped or None). A process still running when this thread is torn down is killed."""
+    """Wait for ``proc``; past ``time_limit`` [s] (``"timeout"``: SIGINT) or once ``stop_file``
+    exists (``"interrupted"``: the signal it names, that of the sweep) signal it, then SIGKILL
+    ``grace`` seconds later. Returns (the process's return code, why it was stopped or None). A
+    process still running when this thread is torn down is killed."""
     start, stopped, deadline = time.monotonic(), None, math.inf
     try:
         while True:
@@ -295,11 +388,11 @@ def supervise(proc: subprocess.Popen, time_limit: float | None, stop_file: str, 
                 pass
             if stopped is None:
                 if time_limit is not None and time.monotonic() - start > time_limit:
-                    stopped = "timeout"
+                    stopped, signum = "timeout", signal.SIGINT
                 elif os.path.exists(stop_file):
-                    stopped = "interrupted"
+                    stopped, signum = "interrupted", _stop_signal(stop_file)
                 if stopped is not None:
-                    proc.send_signal(signal.SIGINT)
+                    proc.send_signal(signum)
                     deadline = time.monotonic() + grace
             elif time.monotonic() > deadline:
                 proc.kill()
@@ -335,19 +428,63 @@ def _error_line(path: Path) -> str | None:
     return line.removeprefix("error:").strip()[:500]
 
 
-def run_point(task: Callable, point: Point, folder: str, stop_file: str) -> dict:
+#: a record's status for a point the sweep was stopped before it began (no row, no point.json)
+NOT_RUN = "not run"
+#: the statuses of rows, in the order the summaries count them
+ROW_STATUSES = ("complete", "failed", "timeout", "interrupted")
+TOPIC = "rockfem-sweep-"  # + a sweep's session: the Dask event topic of its points' starts and ends
+
+
+def run_point(task: Callable, point: Point, folder: str, stop_file: str, session: str | None = None) -> dict:
     """On a worker: run ``task`` for ``point`` in ``folder`` and record its row in ``point.json``
-    (the old record removed first, so that a point cut short by a dead worker has none)."""
+    (the old record removed first, so that a point cut short by a dead worker has none), with the
+    sweep's ``session``. Once ``stop_file`` exists nothing runs: the record says ``not run`` and
+    nothing of the folder's is changed. With a ``session``, the point's start and end are Dask events
+    (topic :data:`TOPIC` + session) on which the client counts the points running, and
+    :func:`running_marker` exists from before the stop file is looked at until after ``point.json``
+    is written: a client that wrote the stop file and then finds no marker knows that the point
+    will not run (:func:`_stop`)."""
     path = Path(folder)
     path.mkdir(parents=True, exist_ok=True)
-    (path / POINT_RECORD).unlink(missing_ok=True)
+    marker = running_marker(path, session)
+    if marker is not None:
+        marker.touch()
     try:
-        row = task(point, folder, stop_file)
-    except Exception as err:  # a task's own defect: the row says so, the sweep goes on
-        row = _row("failed", f"{type(err).__name__}: {err}", None, 0.0)
-    record = {"point": point.name, "identity": task.identity(point), **row}
-    write_json(path / POINT_RECORD, record)
-    return record
+        if os.path.exists(stop_file):  # the sweep was stopped before this point began
+            return {"point": point.name, "identity": task.identity(point), "session": session,
+                    **_row(NOT_RUN, "the sweep was stopped before it began", None, 0.0)}
+        (path / POINT_RECORD).unlink(missing_ok=True)
+        _announce(session, point, "started")
+        try:
+            try:
+                row = task(point, folder, stop_file)
+            except Exception as err:  # a task's own defect: the row says so, the sweep goes on
+                row = _row("failed", f"{type(err).__name__}: {err}", None, 0.0)
+            record = {"point": point.name, "identity": task.identity(point), "session": session, **row}
+            write_json(path / POINT_RECORD, record)
+        finally:
+            _announce(session, point, "ended")
+        return record
+    finally:  # after point.json: a client that sees no marker finds the record
+        if marker is not None:
+            marker.unlink(missing_ok=True)
+
+
+def running_marker(folder: Path, session: str | None) -> Path | None:
+    """The file that says a point of the sweep ``session`` has begun in ``folder`` (None without
+    a session)."""
+    return None if session is None else Path(folder) / f".running-{session}"
+
+
+def _announce(session: str | None, point: Point, state: str) -> None:
+    if session is None:
+        return
+    try:
+        from distributed import get_worker
+
+        get_worker().log_event(TOPIC + session, {"point": point.name, "state": state})
+    except Exception:  # noqa: BLE001 (not on a Dask worker: a direct call has nobody to tell)
+        pass
 
 
 def point_record(folder: Path) -> dict | None:
@@ -430,6 +567,13 @@ class ResultsTable:
     def count(self, status: str) -> int:
         return sum(r["status"] == status for r in self.rows.values())
 
+    def counts(self) -> dict:
+        """{status: rows of it} for every row status (:data:`ROW_STATUSES`)."""
+        counts = dict.fromkeys(ROW_STATUSES, 0)
+        for r in self.rows.values():
+            counts[r["status"]] = counts.get(r["status"], 0) + 1
+        return counts
+
 
 def read_results(path: Path) -> list[dict]:
     """``results.csv`` as a list of dicts of strings (the columns as written)."""
@@ -438,18 +582,71 @@ def read_results(path: Path) -> list[dict]:
 
 
 # ----------------------------------------------------------------------------------- progress
+def time_left(walls: Sequence[float], remaining: int, parallelism: int,
+              running_for: Sequence[float] = ()) -> float | None:
+    """Seconds until a sweep ends: the mean wall time of the points finished (``walls`` [s]) times
+    the ``remaining`` points (running and waiting), less what the running ones have run already
+    (``running_for`` [s], each counted up to the mean), spread over ``parallelism`` workers (no more
+    than there are points left). None before a point has finished. It decreases as time passes and
+    as points finish, as long as they take about the mean."""
+    if remaining <= 0:
+        return 0.0
+    if not walls:
+        return None
+    mean = sum(walls) / len(walls)
+    work = mean * remaining - sum(min(max(t, 0.0), mean) for t in running_for)
+    return max(work, 0.0) / max(1, min(parallelism, remaining))
+
+
 class SweepProgress:
     """Progress on ``stream``: a line for every finished point, and on a terminal a line rewritten
-    in place: done / failed / running / waiting and the time left (from the points finished in this
-    session: elapsed time a point times the points left)."""
+    in place: the counts of each status, the points running (those whose process has started and
+    not ended, as the workers announce them: never more than ``parallelism``, the workers'
+    threads), waiting, and the time left (:func:`time_left`, from the points finished in this
+    session). ``clock`` [s] is the time it reads (a test gives its own)."""
 
-    def __init__(self, total: int, stream: TextIO | None = None, quiet: bool = False):
+    def __init__(self, total: int, stream: TextIO | None = None, quiet: bool = False, parallelism: int = 1,
+                 clock: Callable[[], float] = time.monotonic):
         self.total = total
         self.stream = sys.stderr if stream is None else stream
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.quiet = quiet
-        self.start = time.monotonic()
-        self.finished = 0  # in this session
+        self.parallelism = max(1, int(parallelism))
+        self.clock = clock
+        self.walls: list[float] = []  # wall times [s] of the points finished in this session
+        self._started: dict = {}  # point name -> clock when its start was announced
+        self._lock = threading.Lock()
+
+    # the workers' announcements (fem.sweep.run_point), on the Dask client's thread
+    def event(self, event) -> None:
+        """A Dask event ``(timestamp, {"point": name, "state": "started" | "ended"})``."""
+        try:
+            _, message = event
+            name, state = message["point"], message["state"]
+        except (TypeError, ValueError, KeyError):
+            return
+        if state == "started":
+            self.started(name)
+        elif state == "ended":
+            self.ended(name)
+
+    def started(self, name: str) -> None:
+        with self._lock:
+            self._started[name] = self.clock()
+
+    def ended(self, name: str) -> None:
+        with self._lock:
+            self._started.pop(name, None)
+
+    def running(self) -> int:
+        with self._lock:
+            return min(len(self._started), self.parallelism)
+
+    def time_left(self, counts: dict) -> float | None:
+        now = self.clock()
+        with self._lock:
+            running_for = sorted((now - t for t in self._started.values()), reverse=True)[:self.parallelism]
+        return time_left(self.walls, self.total - sum(counts.values()), self.parallelism, running_for)
 
     def _write(self, text: str) -> None:
         if self.quiet:
@@ -460,32 +657,39 @@ class SweepProgress:
         except (OSError, ValueError):
             pass
 
-    def bar(self, done: int, failed: int, running: int) -> str:
-        left = self.total - done - failed
+    def bar(self, counts: dict) -> str:
+        finished = sum(counts.values())
+        running = min(self.running(), self.total - finished)
         width = 24
-        filled = int(width * (done + failed) / max(self.total, 1))
-        text = (f"sweep [{'#' * filled}{'.' * (width - filled)}] {done + failed}/{self.total}: {done} done, "
-                f"{failed} failed, {running} running, {max(left - running, 0)} waiting")
-        if self.finished and left:
-            rate = (time.monotonic() - self.start) / self.finished
-            text += f", about {_duration(rate * left)} left"
+        filled = int(width * finished / max(self.total, 1))
+        parts = [f"{counts.get('complete', 0)} complete"]
+        parts += [f"{n} {_STATUS_WORDS.get(s, s)}" for s, n in counts.items() if s != "complete" and n]
+        parts += [f"{running} running", f"{max(self.total - finished - running, 0)} waiting"]
+        text = f"sweep [{'#' * filled}{'.' * (width - filled)}] {finished}/{self.total}: {', '.join(parts)}"
+        left = self.time_left(counts)
+        if left is not None and finished < self.total:
+            text += f", about {_duration(left)} left"
         return text
 
-    def point(self, row: dict, done: int, failed: int, running: int) -> None:
-        self.finished += 1
-        n = done + failed
+    def point(self, row: dict, counts: dict) -> None:
+        """A point finished in this session: its line, and ``counts`` (the table's) on the bar."""
+        if isinstance(row.get("wall_s"), (int, float)) and row["wall_s"] > 0:  # (a lost worker's row: 0 s)
+            self.walls.append(float(row["wall_s"]))
         what = row["status"] + (f" ({row['message']})" if row.get("message") else "")
-        line = f"[{n}/{self.total}] {row['label']}: {what}, {row['wall_s']:.1f} s"
+        line = f"[{sum(counts.values())}/{self.total}] {row['label']}: {what}, {row['wall_s']:.1f} s"
         self._write(("\r" + " " * 110 + "\r" if self.tty else "") + line + "\n")
-        self.update(done, failed, running)
+        self.update(counts)
 
-    def update(self, done: int, failed: int, running: int) -> None:
+    def update(self, counts: dict) -> None:
         if self.tty:
-            self._write("\r" + self.bar(done, failed, running)[:160].ljust(110))
+            self._write("\r" + self.bar(counts)[:160].ljust(110))
 
     def close(self) -> None:
         if self.tty:
             self._write("\r" + " " * 110 + "\r")
+
+
+_STATUS_WORDS = {"timeout": "timed out"}
 
 
 def _duration(seconds: float) -> str:
@@ -497,23 +701,100 @@ def _duration(seconds: float) -> str:
 
 
 # ----------------------------------------------------------------------------------- Dask
-def connect(scheduler: str | None = None, workers: int | None = None):
-    """A Dask client: to the scheduler at ``scheduler`` (``tcp://HOST:PORT``), or to a new
-    LocalCluster of ``workers`` (default: the cores) single-threaded workers. Returns
-    ``(client, cluster)``, cluster None for an outside scheduler; :class:`fem.run.BadInput` naming
-    ``--scheduler`` if it cannot be reached in 10 s."""
-    import logging
+#: seconds to reach a scheduler (and for it to answer) before --scheduler is refused
+CONNECT_TIMEOUT = 10.0
 
+
+@contextlib.contextmanager
+def _silent_logs():
+    """No log record at all inside the block (Dask's loggers and asyncio's would print the
+    failed connection's details on stderr: the refusal is one line)."""
+    previous = logging.root.manager.disable
+    logging.disable(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logging.disable(previous)
+
+
+def check_scheduler(address: str | None, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Refuse (:class:`fem.run.BadInput`, one line naming ``--scheduler`` and the address) a
+    scheduler that cannot be reached, does not answer, or is not a Dask scheduler, within
+    ``timeout`` seconds: connection, handshake and one request, bounded as a whole (a host that
+    accepts and never answers does not hang the sweep). Nothing is left behind (no Dask client
+    half made) and nothing is logged. None: no scheduler to check."""
+    if address is None:
+        return
+    import asyncio
+
+    from distributed.comm import connect as dask_connect
+
+    async def ask() -> object:
+        comm = await dask_connect(address, timeout=timeout)
+        try:
+            await comm.write({"op": "identity"})
+            return await comm.read()
+        finally:
+            comm.abort()
+
+    bound = timeout + 2.0  # the whole exchange; past the connection's own timeout, so that it reports first
+
+    async def bounded() -> object:
+        return await asyncio.wait_for(ask(), bound)
+
+    with _silent_logs():
+        try:
+            answer = asyncio.run(bounded())
+        except (asyncio.TimeoutError, TimeoutError):
+            raise BadInput(f"--scheduler {address}: no answer within {bound:g} s") from None
+        except OSError as err:
+            raise BadInput(f"--scheduler {address}: cannot connect within {timeout:g} s{_reason(err)}") from None
+        except Exception as err:  # noqa: BLE001 (garbage read as a message: MemoryError, ValueError ...)
+            raise BadInput(f"--scheduler {address}: what answers there is not a Dask scheduler "
+                           f"({type(err).__name__})") from None
+    if not (isinstance(answer, dict) and answer.get("type") == "Scheduler"):
+        kind = answer.get("type") if isinstance(answer, dict) else type(answer).__name__
+        raise BadInput(f"--scheduler {address}: what answers there is not a Dask scheduler (a {kind})")
+
+
+def _reason(err: BaseException) -> str:
+    """`` (Connection refused)``: the system's reason in the causes of ``err`` (Dask wraps it), or
+    nothing (the last attempt timed out)."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        seen.add(id(err))
+        if isinstance(err, OSError) and err.strerror:
+            return f" ({err.strerror})"
+        err = err.__cause__ or err.__context__
+    return ""
+
+
+def connect(scheduler: str | None = None, workers: int | None = None):
+    """A Dask client: to the scheduler at ``scheduler`` (``tcp://HOST:PORT``, checked first by
+    :func:`check_scheduler`), or to a new LocalCluster of ``workers`` (default: the cores)
+    single-threaded workers. Returns ``(client, cluster)``, cluster None for an outside scheduler;
+    :class:`fem.run.BadInput` naming ``--scheduler`` if it cannot be reached in
+    :data:`CONNECT_TIMEOUT` seconds."""
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
-        try:
-            return Client(scheduler, timeout="10s", set_as_default=False), None
-        except (OSError, TimeoutError, ValueError) as err:
-            raise BadInput(f"--scheduler {scheduler}: cannot connect ({err})") from None
+        check_scheduler(scheduler)
+        with _silent_logs():
+            try:
+                return Client(scheduler, timeout=f"{CONNECT_TIMEOUT}s", set_as_default=False), None
+            except Exception as err:  # noqa: BLE001 (gone since the check)
+                raise BadInput(f"--scheduler {scheduler}: cannot connect ({type(err).__name__}: {err})") from None
     cluster = LocalCluster(n_workers=workers or cores(), threads_per_worker=1, processes=False,
                            dashboard_address=":0", silence_logs=logging.ERROR)
     return Client(cluster, set_as_default=False), cluster
+
+
+def threads(client) -> int:
+    """The worker threads of ``client``'s cluster (1 if it cannot tell)."""
+    try:
+        return max(1, sum(client.nthreads().values()))
+    except Exception:  # noqa: BLE001
+        return 1
 
 
 def dashboard(client) -> str | None:
@@ -532,29 +813,57 @@ def dashboard(client) -> str | None:
 
 @dataclass(frozen=True)
 class SweepOutcome:
+    """The counts of a sweep: every point is complete (``reused`` of them from an earlier run),
+    failed, timed out, interrupted (stopped with the sweep), or not run (the sweep was stopped
+    before it began)."""
+
     total: int
     complete: int
-    failed: int  # not complete: failed, timed out, interrupted
+    failed: int
     reused: int  # complete in an earlier run of the sweep, not run again
     table: Path
     where: str = ""  # the cluster: "a LocalCluster of N workers" or the scheduler's address
     dashboard: str | None = None  # the scheduler's dashboard, when it serves one
+    timeout: int = 0
+    interrupted: int = 0
+
+    @classmethod
+    def of(cls, total: int, counts: dict, reused: int, table: Path, **more) -> "SweepOutcome":
+        """From a table's ``counts`` ({status: rows}); ``more``: where, dashboard."""
+        return cls(total, counts.get("complete", 0), counts.get("failed", 0), reused, table,
+                   timeout=counts.get("timeout", 0), interrupted=counts.get("interrupted", 0), **more)
+
+    @property
+    def not_complete(self) -> int:
+        return self.total - self.complete
+
+    @property
+    def not_run(self) -> int:
+        return self.total - self.complete - self.failed - self.timeout - self.interrupted
+
+    def describe(self) -> str:
+        """``6 points: 1 complete, 2 failed, 1 interrupted, 2 not run`` (the statuses there are)."""
+        parts = [f"{self.complete} complete"]
+        parts += [f"{n} {word}" for n, word in ((self.failed, "failed"), (self.timeout, "timed out"),
+                                                 (self.interrupted, "interrupted"), (self.not_run, "not run")) if n]
+        return f"{self.total} points: {', '.join(parts)}"
 
     def record(self) -> dict:
         """The sweep's figures for a summary.json."""
         return {"where": self.where, "dashboard": self.dashboard, "points": self.total, "complete": self.complete,
-                "not_complete": self.failed, "reused": self.reused, "table": str(self.table)}
+                "not_complete": self.not_complete, "failed": self.failed, "timeout": self.timeout,
+                "interrupted": self.interrupted, "not_run": self.not_run, "reused": self.reused,
+                "table": str(self.table)}
 
 
 def run_sweep(points: Sequence[Point], task, out: Path, client, *, progress: SweepProgress | None = None,
               poll: float = 0.2) -> SweepOutcome:
     """Run every point of ``points`` not already complete in ``out`` with ``task`` on ``client``'s
-    workers; rows into ``out/results.csv`` as they finish (module docstring). A signal
-    (:class:`fem.interrupt.Interrupted`) stops the running points (they record where they stopped,
-    their rows say ``interrupted``), writes the table, and is raised again with the counts so far
-    as its ``outcome`` attribute."""
-    from distributed import CancelledError
-
+    workers; a row into ``out/results.csv`` as each finishes (module docstring). A signal
+    (:class:`fem.interrupt.Interrupted`) stops the sweep (:func:`_stop`): the points finished
+    meanwhile are rows, the running ones are told to stop (their rows say ``interrupted``), the
+    waiting ones are not run; the table is written, and the signal raised again with the counts as
+    its ``outcome`` attribute."""
     out = Path(out)
     folders = {p.index: out / "points" / p.name for p in points}
     names = [p.name for p in points]
@@ -572,86 +881,135 @@ def run_sweep(points: Sequence[Point], task, out: Path, client, *, progress: Swe
     reused = len(points) - len(todo)
     table.write()
     progress = progress or SweepProgress(len(points))
-    token = uuid.uuid4().hex[:8]
-    stop_file = out / f".stop-{token}"
-    pending = {client.submit(run_point, task, p, str(folders[p.index]), str(stop_file),
-                             key=f"{p.name}-{token}", pure=False, priority=len(points) - p.index): p
-               for p in todo}  # in grid order
-    keys = {f.key for f in pending}
-
-    def counts():
-        return table.count("complete"), sum(table.count(s) for s in ("failed", "timeout", "interrupted"))
-
-    def collect(future) -> None:
-        point = pending.pop(future)
-        try:
-            record = future.result()
-        except CancelledError:
-            return
-        except Exception as err:  # noqa: BLE001 (a worker lost too often: KilledWorker, ...)
-            record = {"point": point.name, **_row("failed", f"{type(err).__name__}: {err}", None, 0.0)}
-        finally:  # let go of the result at once: a finished point held on a worker that dies would be run again
-            future.release()
-        row = table.add(point, record, folders[point.index])
-        table.write()
-        done, failed = counts()
-        progress.point({**row, "label": point.label() or point.name}, done, failed, running())
-
-    last_check = [0.0, 0]
-
-    def running() -> int:
-        now = time.monotonic()
-        if now - last_check[0] > 1.0:
-            try:
-                busy = client.processing()
-                last_check[1] = sum(1 for ks in busy.values() for k in ks if k in keys)
-            except Exception:  # noqa: BLE001
-                pass
-            last_check[0] = now
-        return min(last_check[1], len(pending))
-
+    progress.parallelism = threads(client)  # the most points that can run at once
+    session = uuid.uuid4().hex[:8]
+    stop_file = out / f".stop-{session}"
+    sweep = _Sweep(table, task, folders, progress, session)
+    client.subscribe_topic(TOPIC + session, progress.event)
     try:
-        while pending:
-            finished = [f for f in pending if f.done()]
-            for f in finished:
-                collect(f)
-            if not finished:
-                progress.update(*counts(), running())
-                time.sleep(poll)
+        for p in todo:  # in grid order
+            future = client.submit(run_point, task, p, str(folders[p.index]), str(stop_file), session,
+                                   key=f"{p.name}-{session}", pure=False, priority=len(points) - p.index)
+            sweep.pending[future] = p
+            sweep.submitted.append(p)
+            future.add_done_callback(sweep.finished.put)
+        next_threads = progress.clock() + 5.0
+        while sweep.pending:
+            try:
+                future = sweep.finished.get(timeout=poll)
+            except queue.Empty:
+                if progress.clock() > next_threads:  # workers may come and go (a scheduler's)
+                    progress.parallelism, next_threads = threads(client), progress.clock() + 5.0
+                progress.update(table.counts())
+                continue
+            sweep.collect(future)
+            sweep.collect_finished()
+            with held():
+                table.write()
     except Interrupted as stop:
-        _stop(pending, collect, stop_file, client)
-        table.write()
+        try:
+            _stop(sweep, stop, stop_file, client)
+        except Interrupted:  # yet another signal: the table is written all the same (_stop), stop now
+            pass
         progress.close()
-        done, _ = counts()
-        stop.outcome = SweepOutcome(len(points), done, len(points) - done, reused, table.path)
+        stop.outcome = SweepOutcome.of(len(points), table.counts(), reused, table.path)
         raise
     finally:
         stop_file.unlink(missing_ok=True)
-    progress.close()
-    done, failed = counts()
-    return SweepOutcome(len(points), done, failed, reused, table.path)
-
-
-def _stop(pending: dict, collect: Callable, stop_file: Path, client) -> None:
-    """Stop a sweep: cancel the points not started, tell the running ones to stop (``stop_file``),
-    and collect their rows for up to ``STOP_GRACE`` + 5 s (a second signal stops waiting)."""
-    try:
-        stop_file.write_text("stop\n")
         try:
-            busy = {k for ks in client.processing().values() for k in ks}
-        except Exception:  # noqa: BLE001 (no answer: cancel none, the started points see the stop file)
-            busy = {f.key for f in pending}
-        client.cancel([f for f in pending if f.key not in busy])
-        deadline = time.monotonic() + STOP_GRACE + 5.0
-        while pending and time.monotonic() < deadline:
-            for f in [f for f in pending if f.done() or f.status == "cancelled"]:
-                if f.status == "cancelled":
-                    pending.pop(f)
-                else:
-                    collect(f)
-            time.sleep(0.1)
-    except Interrupted:
-        pass
+            client.unsubscribe_topic(TOPIC + session)
+        except Exception:  # noqa: BLE001 (a client already closing)
+            pass
+    progress.close()
+    return SweepOutcome.of(len(points), table.counts(), reused, table.path)
+
+
+class _Sweep:
+    """The client's side of a running sweep: the futures not yet collected, and how a finished
+    one becomes a row."""
+
+    def __init__(self, table: ResultsTable, task, folders: dict, progress: SweepProgress, session: str):
+        self.table, self.task, self.folders, self.progress, self.session = table, task, folders, progress, session
+        self.pending: dict = {}  # future -> point
+        self.submitted: list[Point] = []
+        self.finished: queue.Queue = queue.Queue()  # futures done (their callbacks put them here)
+
+    def collect(self, future) -> None:
+        """The row of a finished future (a signal meanwhile waits until the row is in the table)."""
+        from distributed import CancelledError
+
+        point = self.pending.get(future)
+        if point is None:
+            return
+        try:  # the record comes from the worker: a signal meanwhile leaves the future pending
+            record = future.result()
+        except CancelledError:
+            record = None
+        except Exception as err:  # noqa: BLE001 (a worker lost too often: KilledWorker, ...)
+            record = {"point": point.name, **_row("failed", f"{type(err).__name__}: {err}", None, 0.0)}
+        with held():
+            self.pending.pop(future, None)
+            future.release()  # at once: a finished point held on a worker that dies would be run again
+            if record is None:  # cancelled: its record, if it ran all the same
+                record = self.session_record(point)
+            else:
+                self.progress.ended(point.name)
+            if record is None or record.get("status") not in ROW_STATUSES:  # not run: no row
+                return
+            row = self.table.add(point, record, self.folders[point.index])
+        self.progress.point({**row, "label": point.label() or point.name}, self.table.counts())
+
+    def collect_finished(self) -> None:
+        """Every future already done, without waiting."""
+        while True:
+            try:
+                future = self.finished.get_nowait()
+            except queue.Empty:
+                return
+            self.collect(future)
+
+    def session_record(self, point: Point) -> dict | None:
+        """``point``'s record if this sweep wrote it (its point.json, same identity and session)."""
+        record = current_record(self.task, point, self.folders[point.index])
+        return record if record is not None and record.get("session") == self.session else None
+
+
+def _stop(sweep: _Sweep, stop: Interrupted, stop_file: Path, client) -> None:
+    """Stop a sweep on ``stop``: the rows of the points finished meanwhile first; then the running
+    points are told to stop with the same signal (``stop_file``), the points not begun (no
+    :func:`running_marker`) are cancelled, and the rows of the others are collected for up to
+    ``STOP_GRACE`` + 5 s (a second signal stops waiting); a point whose row did not arrive but whose
+    ``point.json`` this sweep wrote is a row all the same. The table is written last, whatever
+    happens before."""
+    try:
+        try:
+            sweep.collect_finished()
+            for future in [f for f in sweep.pending if f.done()]:
+                sweep.collect(future)
+            write_stop_file(stop_file, stop.name)
+            # then the markers: a point without one has not begun, and will see the stop file if it does
+            waiting = [f for f, p in sweep.pending.items()
+                       if not running_marker(sweep.folders[p.index], sweep.session).exists()]
+            try:
+                client.cancel(waiting)
+            except Exception:  # noqa: BLE001 (no answer: the points not started see the stop file)
+                pass
+            deadline = time.monotonic() + STOP_GRACE + 5.0
+            while sweep.pending and time.monotonic() < deadline:
+                try:
+                    sweep.collect(sweep.finished.get(timeout=0.1))
+                except queue.Empty:
+                    pass
+        except Interrupted:  # a second signal: stop waiting
+            pass
+        sweep.pending.clear()
+        for point in sweep.submitted:  # rows that did not arrive: the records this sweep wrote
+            if point.index not in sweep.table.rows:
+                record = sweep.session_record(point)
+                if record is not None and record.get("status") in ROW_STATUSES:
+                    sweep.table.add(point, record, sweep.folders[point.index])
+    finally:
+        sweep.table.write()
 
 
 # ----------------------------------------------------------------------------------- command line
@@ -659,6 +1017,10 @@ def _stop(pending: dict, collect: Callable, stop_file: Path, client) -> None:
 #: shaking_table 155 MB): a LocalCluster of N workers needs N of them at once
 POINT_BASELINE = 150e6
 MAX_POINTS = 100_000
+#: what a point costs the client and the scheduler while it waits [bytes]: its Point, its future and
+#: task, later its row (measured: 9.8 kB a point for 20,000 points waiting on a LocalCluster; counted
+#: twice that). --force lifts MAX_POINTS up to the points the available memory can keep track of
+POINT_BOOKKEEPING = 20_000
 
 
 def estimate(points: int, workers: int) -> Estimate:
@@ -746,7 +1108,12 @@ def sweep_on_cluster(points: Sequence[Point], task, out: Path, scheduler: str | 
     """Connect (:func:`connect`), say where the points of ``what`` run and the dashboard's address,
     :func:`run_sweep`, close. The outcome (also that of an interruption, on the exception) says
     where they ran."""
-    client, cluster = connect(scheduler, workers or None)
+    where, link = scheduler or "a LocalCluster", None
+    try:
+        client, cluster = connect(scheduler, workers or None)
+    except Interrupted as stop:  # before any point was sent: none run
+        stop.outcome = SweepOutcome.of(len(points), {}, 0, Path(out) / RESULTS, where=where)
+        raise
     try:
         where = scheduler or f"a LocalCluster of {len(client.scheduler_info()['workers'])} workers"
         link = dashboard(client)
@@ -755,13 +1122,21 @@ def sweep_on_cluster(points: Sequence[Point], task, out: Path, scheduler: str | 
             print(f"sweep: Dask dashboard at {link}" if link else
                   "sweep: no Dask dashboard (it needs bokeh on the scheduler's machine: pip install bokeh)",
                   file=sys.stderr)
-        try:
-            outcome = run_sweep(points, task, out, client, progress=SweepProgress(len(points), quiet=quiet))
-        except Interrupted as stop:
-            stop.outcome = replace(stop.outcome, where=where, dashboard=link)
-            raise
+        outcome = run_sweep(points, task, out, client, progress=SweepProgress(len(points), quiet=quiet))
         return replace(outcome, where=where, dashboard=link)
+    except Interrupted as stop:  # (also one that came before run_sweep began: no point run)
+        outcome = getattr(stop, "outcome", None) or SweepOutcome.of(len(points), {}, 0, Path(out) / RESULTS)
+        stop.outcome = replace(outcome, where=where, dashboard=link)
+        raise
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def not_complete_line(outcome: SweepOutcome) -> str | None:
+    """The line a sweep prints on stderr, even when quiet, when a point is not complete:
+    ``sweep: 3 points: 0 complete, 3 failed (OUT/results.csv)``; None when every point is."""
+    if outcome.complete == outcome.total:
+        return None
+    return f"sweep: {outcome.describe()} ({outcome.table})"

@@ -60,7 +60,6 @@ from __future__ import annotations
 import contextlib
 import math
 import numbers
-import os
 import pathlib
 import sys
 from dataclasses import dataclass, replace
@@ -68,6 +67,8 @@ from typing import Iterator, Sequence
 
 import gmsh
 import numpy as np
+
+from fem import output_folder
 
 PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
 
@@ -416,7 +417,8 @@ def mesh_and_write(path: pathlib.Path, element: str, grids: Sequence[PatchGrid])
     if element in ("quad8", "tri6"):
         gmsh.model.mesh.setOrder(2)
     snap_nodes_to_grids(grids)
-    gmsh.write(os.fspath(path))
+    with output_folder.atomic_target(pathlib.Path(path), ".tmp.msh") as tmp:  # gmsh reads the format from .msh
+        gmsh.write(tmp)
 
 
 def msh_path(path) -> pathlib.Path:

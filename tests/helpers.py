@@ -96,3 +96,33 @@ def grid_mesh(nx: int, ny: int, width: float = 0.36, height: float = 0.80, eleme
 def rotation(theta: float) -> np.ndarray:
     c, s = np.cos(theta), np.sin(theta)
     return np.array([[c, -s], [s, c]])
+
+
+def wait_for(predicate, what: str, timeout: float = 600.0, poll: float = 0.02):
+    """Poll ``predicate()`` until it is true and return its value; fail after ``timeout`` s (a
+    ceiling for a loaded machine, not a schedule: tests wait for events, never for a fixed time)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(poll)
+
+
+def history_past(path: Path, t: float) -> bool:
+    """The CSV history ``path`` exists and its last complete row is at a time > ``t`` [s] (rows
+    are flushed as they are appended, so a run's progress can be watched from outside)."""
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return False
+    for line in reversed(lines[1:]):
+        try:
+            return float(line.split(",")[0]) > t
+        except ValueError:  # a row cut short by the writer
+            continue
+    return False

@@ -702,7 +702,7 @@ def test_contract_rows(tmp_path):
 
     folder = tmp_path / "out"
     folder.mkdir()
-    (folder / "summary.json").write_text('{"status": "complete"}')
+    (folder / "summary.json").write_text('{"status": "complete", "files": ["summary.json", "report.md"]}')
     (folder / "report.md").write_text("OLD")
     (folder / "notes.txt").write_text("mine")
     argv = [*CONTRACT_SHORT[0], "--out", str(folder)]

@@ -8,10 +8,10 @@ import signal
 
 import pytest
 
-from fem import progress
+from fem import output_folder, progress
 from fem.dynamics import ConvergenceError
 from fem.interrupt import Interrupted
-from fem.run import (BadInput, CaseParser, ProgressLine, Run, check_resources, count_steps, estimate, execute,
+from fem.run import (BadInput, CaseParser, ProgressLine, Run, add_run_flags, check_resources, count_steps, estimate, execute,
                      finite, prepare_output)
 
 
@@ -32,19 +32,28 @@ def test_summary_says_running_from_the_start_then_the_final_status(tmp_path):
     assert written["status"] == "complete" and written["t_reached"] == 0.5 and written["phase_reached"] == "release"
 
 
-def test_prepare_output_removes_an_earlier_runs_files_only(tmp_path):
+def test_a_run_removes_only_the_files_its_predecessor_listed(tmp_path):
+    """The previous run's summary.json lists what it wrote; the next run removes those when it
+    starts, and nothing else: not a user's notes.txt, not a CSV or PNG it did not list."""
     out = tmp_path / "out"
     out.mkdir()
-    for name in ("summary.json", "report.md", "history.csv", "solution.pvd", "solution_000001.vtu", "plot.png"):
-        (out / name).write_text("{}" if name.endswith(".json") else "old")
-    (out / "notes.txt").write_text("mine")
+    listed = ["summary.json", "report.md", "history.csv", "solution.pvd", "solution_000001.vtu", "plot.png"]
+    for name in listed:
+        (out / name).write_text("old")
+    (out / "summary.json").write_text(json.dumps({"status": "complete", "files": listed}))
+    for name in ("notes.txt", "data.csv", "figure.png", "mine.vtu"):
+        (out / name).write_text("mine")
     prepare_output(out)
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    assert (out / "report.md").exists()  # claiming removes nothing: a refused run leaves the folder as it was
+    run = _start(out)
+    run.finish("complete")
+    assert sorted(p.name for p in out.iterdir()) == ["data.csv", "figure.png", "mine.vtu", "notes.txt", "summary.json"]
+    assert json.loads((out / "summary.json").read_text())["files"] == ["summary.json"]
 
 
 def test_a_folder_without_a_summary_is_not_cleared(tmp_path):
     (tmp_path / "data.csv").write_text("a user's file")
-    prepare_output(tmp_path)
+    _start(prepare_output(tmp_path)).finish("complete")
     assert (tmp_path / "data.csv").read_text() == "a user's file"
 
 
@@ -125,7 +134,7 @@ def test_bad_input_before_the_run_exits_2_and_leaves_no_new_folder(tmp_path, cap
 
     def body(argv):
         prepare_output(target)
-        (target / "mesh.msh").write_text("generated")
+        output_folder.write_text(target / "mesh.msh", "generated")  # as meshes.generate writes it
         raise BadInput("--mesh m.msh: unmerged duplicate nodes")
 
     assert execute(body, []) == 2
@@ -184,3 +193,74 @@ def test_a_signal_inside_held_waits_for_the_block_to_end():
             os.kill(os.getpid(), signal.SIGINT)
             for _ in range(1000):  # the handler runs between two bytecodes
                 pass
+
+
+def _checked_body(tmp_path, checks, strict):
+    def body(argv):
+        p = CaseParser(prog="demo")
+        add_run_flags(p)
+        p.parse_args(argv)
+        run = _start(prepare_output(tmp_path / "out"))
+        run.finish("complete", {"checks": checks})
+        return 0
+    return execute(body, ["--strict"] if strict else [])
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_strict_exits_1_when_a_graded_check_fails_and_the_console_ends_with_the_tally(tmp_path, capsys, strict):
+    checks = [{"quantity": "KE", "passed": True}, {"quantity": "t1", "within_tolerance": False},
+              {"quantity": "info", "passed": None}]
+    code = _checked_body(tmp_path, checks, strict)
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-1] == "1 of 2 checks met"
+    s = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert (s["status"], s["checks_met"], s["checks_graded"]) == ("complete", 1, 2)
+    assert code == (1 if strict else 0)
+    assert (err == "") is (not strict) and ("t1" in err) is strict
+
+
+def test_strict_with_every_check_met_exits_0(tmp_path, capsys):
+    assert _checked_body(tmp_path, [{"quantity": "KE", "passed": True}], True) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "1 of 1 checks met"
+
+
+def test_warnings_are_counted_in_the_summary_not_printed_by_the_hundred(tmp_path, capsys):
+    import logging
+    import warnings
+
+    import numpy as np
+
+    def body(argv):
+        run = _start(prepare_output(tmp_path / "out"))
+        progress.step("release", 0.1)
+        for _ in range(300):
+            np.log(np.zeros(1))  # RuntimeWarning: divide by zero
+            logging.getLogger("fem.demo").warning("a suspicious step")
+        warnings.warn("once", UserWarning)
+        run.finish("complete")
+        return 0
+
+    assert execute(body, []) == 0
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("note: 601 warning(s)")
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    listed = {w["message"]: w["count"] for w in summary["warnings_counted"]}
+    assert listed == {"divide by zero encountered in log": 300, "a suspicious step": 300, "once": 1}
+
+
+def test_a_state_that_overflows_ends_the_run_failed(tmp_path, capsys):
+    import numpy as np
+
+    def body(argv):
+        _start(prepare_output(tmp_path / "out"))
+        progress.step("release", 0.25)
+        x = np.array([1e300])
+        for _ in range(3):
+            x = x * x  # a state that grows past 1.8e308
+        return 0
+
+    assert execute(body, []) == 1
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "overflow" in err and "Traceback" not in err
+    s = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert s["status"] == "failed" and "overflow at t = 0.25 s" in s["message"]

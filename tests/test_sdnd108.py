@@ -325,7 +325,8 @@ def test_uniform_time_step(dt):
     (["--c", "30"], "--dt"),  # overdamped ground: never detaches, the reference time list cannot be built
     (["--dt", "-1e-3"], "--dt"),
     (["--t-end", "inf"], "--t-end"),
-    (["--t-end", "1e6"], "--t-end 1e+06 s"),  # 2e8 steps of Code_Aster's list: beyond the step limit
+    (["--t-end", "1e5"], "--t-end 100000 s"),  # 2e7 steps of Code_Aster's list: beyond the step limit
+    (["--t-end", "1e6"], "--t-end 1e6 s is outside the physical range [1e-12, 1e5] s"),  # fem.ranges.DURATION
 ])
 def test_bad_input_exits_2_naming_the_flag(tmp_path, capsys, argv, flag):
     out = tmp_path / "out"

@@ -9,8 +9,11 @@ peak shock force is F_max = K x_max, x_max = v0 / omega_c, omega_c = sqrt((k + K
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import math
+import os
+import re
 import signal
 import socket
 import subprocess
@@ -117,6 +120,55 @@ def test_grid_is_the_product_of_its_axes_last_fastest():
         sweep.grid([("mu", ("1",)), ("mu", ("2",))])
 
 
+def test_the_point_count_is_checked_before_any_point_is_built(tmp_path):
+    """(Defect 1) An axis's count and the product of the axes' lengths are checked first: a
+    billion-value axis and a grid of 10^19 points are refused at once, naming the flag and the count."""
+    with pytest.raises(sweep.TooManyPoints, match=r"--grid v0=0:1:1000000000: 1,000,000,000 values, more than "
+                                                  r"the limit of 100,000 points \(fewer values, or --force\)"):
+        sweep.parse_axis("v0=0:1:1000000000", limit=sweep.MAX_POINTS)
+    assert len(sweep.parse_axis("v0=0:1:100000", limit=sweep.MAX_POINTS)[1]) == 100_000
+    huge = [("a", range(10**5)), ("b", range(10**5)), ("c", range(10**9))]  # lengths known, nothing built
+    with pytest.raises(sweep.TooManyPoints, match=r"--grid 100,000 \(a\) x 100,000 \(b\) x 1,000,000,000 \(c\): "
+                                                  r"10,000,000,000,000,000,000 points"):
+        sweep.grid(huge, limit=sweep.MAX_POINTS)
+    assert len(sweep.grid([("a", ("1", "2")), ("b", ("3",))], limit=2)) == 2
+    rows = tmp_path / "points.csv"
+    rows.write_text("v0\n" + "".join(f"{k}\n" for k in range(6)))
+    with pytest.raises(sweep.TooManyPoints, match=f"--points {rows}: more than the limit of 5 points"):
+        sweep.read_points(rows, limit=5)
+    assert len(sweep.read_points(rows, limit=6)) == 6
+    assert sweep.point_limit(False) == sweep.MAX_POINTS <= sweep.point_limit(True)
+
+
+def limited_memory():
+    """preexec_fn: at most 4 GB of address space (the refusal needs less than 1.5 GB), so that a
+    grid built in full (the defect this guards against) ends in a MemoryError instead of taking a
+    shared machine's memory."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+@pytest.mark.parametrize("grid, words", [
+    (["v0=0:1:1000000000"], "--grid v0=0:1:1000000000: 1,000,000,000 values"),
+    (["v0=0:1:100000", "k-shock=1e5:1e6:100000"], "--grid 100,000 (v0) x 100,000 (k-shock): 10,000,000,000 points"),
+])
+def test_a_grid_past_the_limit_is_one_line_exit_2_before_anything_is_built(tmp_path, grid, words):
+    """(Defect 1) On main the first grid was still being built after 100 s; here it is refused at
+    once (the ceiling only ends the test if that comes back)."""
+    args = ["sdnd101", *[x for g in grid for x in ("--grid", g)], "--out", tmp_path / "s"]
+    proc = sweep_process(args, preexec_fn=limited_memory, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    try:
+        out, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 2 and out == ""
+    assert err.splitlines() == [f"error: {words}, more than the limit of 100,000 points (fewer values, or --force)"]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_point_names_are_safe_folder_names():
     odd = sweep.Point(3, (("record", "/data/el centro.csv"),))
     assert odd.name == "record=_data_el_centro.csv"
@@ -157,29 +209,90 @@ def test_summary_figures_flatten_what_a_table_can_hold():
     assert sweep.summary_figures({"impacts": []})["impacts"] == 0
 
 
-def test_progress_counts_and_time_left():
-    """A line a finished point; on a terminal the bar: counts and the time left, the elapsed time a
-    finished point times the points left (4 left after 2 in 10 s: 20 s)."""
-    import io
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
 
-    class Terminal(io.StringIO):
-        def isatty(self):
-            return True
 
+class FakeClock:
+    def __init__(self, now: float = 100.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def bars(stream: io.StringIO) -> list[str]:
+    """The progress bar's states written on a terminal stream (each rewritten in place)."""
+    return [part.strip() for part in stream.getvalue().split("\r") if part.strip().startswith("sweep [")]
+
+
+def test_progress_lines_and_counts():
+    """A line a finished point; on a terminal the bar: the counts of each status, running, waiting."""
     plain, tty = io.StringIO(), Terminal()
     for stream in (plain, tty):
-        progress = sweep.SweepProgress(6, stream=stream)
-        progress.start -= 10.0
-        progress.point({"label": "mu=0.3", "status": "complete", "message": None, "wall_s": 4.0}, 1, 0, 2)
-        progress.point({"label": "mu=0.6", "status": "failed", "message": "--mu must be >= 0", "wall_s": 0.5}, 1, 1, 2)
+        progress = sweep.SweepProgress(6, stream=stream, parallelism=2, clock=FakeClock())
+        progress.started("mu=0.9")
+        progress.started("mu=1.2")
+        progress.point({"label": "mu=0.3", "status": "complete", "message": None, "wall_s": 4.0},
+                       {"complete": 1, "failed": 0})
+        progress.point({"label": "mu=0.6", "status": "failed", "message": "--mu must be >= 0", "wall_s": 0.5},
+                       {"complete": 1, "failed": 1})
     assert plain.getvalue() == ("[1/6] mu=0.3: complete, 4.0 s\n"
                                 "[2/6] mu=0.6: failed (--mu must be >= 0), 0.5 s\n")
-    bar = tty.getvalue().rsplit("\r", 1)[-1]
-    assert "2/6: 1 done, 1 failed, 2 running, 2 waiting, about 20 s left" in bar
+    assert bars(tty)[-1].startswith("sweep [########................] 2/6: 1 complete, 1 failed, 2 running, 2 waiting")
     quiet = io.StringIO()
     sweep.SweepProgress(2, stream=quiet, quiet=True).point({"label": "x", "status": "complete", "message": None,
-                                                           "wall_s": 1.0}, 1, 0, 0)
+                                                           "wall_s": 1.0}, {"complete": 1})
     assert quiet.getvalue() == ""
+
+
+def test_time_left_is_the_mean_wall_time_times_the_points_left_over_the_workers():
+    """(Defect 6) The completed points' mean wall time times the points left, less what the running
+    ones have run already, over the parallelism (never more than the points left)."""
+    assert sweep.time_left([], 5, 2) is None  # nothing finished yet: no estimate
+    assert sweep.time_left([3.0, 5.0], 4, 2) == 8.0  # 4 s a point, 4 points on 2 workers
+    assert sweep.time_left([4.0], 4, 2, running_for=[1.0, 3.0]) == 6.0  # (16 - 4) / 2
+    assert sweep.time_left([4.0], 1, 2) == 4.0  # one point left runs on one worker
+    assert sweep.time_left([4.0], 1, 2, running_for=[9.0]) == 0.0  # past the mean: about done
+    assert sweep.time_left([4.0], 0, 2) == 0.0
+    # decreasing as time passes (the running points' clocks) and as points complete
+    estimates = [sweep.time_left([4.0], left, 2, running_for=[t, t]) for left, t in ((6, 0), (6, 1), (6, 3), (4, 0))]
+    assert estimates == sorted(estimates, reverse=True) and len(set(estimates)) == 4
+
+
+def test_progress_counts_running_points_by_their_starts_and_ends_on_a_fake_clock():
+    """(Defect 6) Running: the points whose start was announced and whose end was not, never more
+    than the workers' threads (a point restarted after its worker died announces a second start);
+    the time left on the bar decreases as the clock runs and as points complete."""
+    clock, tty = FakeClock(), Terminal()
+    progress = sweep.SweepProgress(6, stream=tty, parallelism=2, clock=clock)
+    counts = {"complete": 0, "failed": 0}
+    for name in ("a", "b", "c"):  # c: announced before the end of a (a worker lost with a on it)
+        progress.event((0.0, {"point": name, "state": "started"}))
+    assert progress.running() == 2
+    progress.update(counts)
+    assert "0/6: 0 complete, 2 running, 4 waiting" in bars(tty)[-1] and "left" not in bars(tty)[-1]
+    progress.event((0.0, {"point": "a", "state": "ended"}))
+    progress.event((0.0, {"point": "c", "state": "ended"}))
+    assert progress.running() == 1
+    clock.now += 4.0
+    counts = {"complete": 1, "failed": 0}
+    progress.point({"label": "a", "status": "complete", "message": None, "wall_s": 4.0}, counts)
+    progress.started("d")  # b has run 4 s, d 0 s: (4 * 5 - 4 - 0) / 2 = 8 s
+    assert progress.time_left(counts) == 8.0
+    left = [progress.time_left(counts)]
+    for _ in range(3):
+        clock.now += 1.0  # d runs on: 7.5, 7, 6.5 s
+        left.append(progress.time_left(counts))
+    progress.ended("b")
+    counts = {"complete": 2, "failed": 0}
+    progress.point({"label": "b", "status": "complete", "message": None, "wall_s": 7.0}, counts)
+    left.append(progress.time_left(counts))  # mean 5.5 s, 4 left, d has run 3 s: (22 - 3) / 2
+    assert left == [8.0, 7.5, 7.0, 6.5, 9.5]  # a slower point raised the mean: the estimate follows it
+    progress.ended("d")
+    progress.update(counts)
+    assert "2/6: 2 complete, 0 running, 4 waiting, about 11 s left" in bars(tty)[-1]  # 5.5 * 4 / 2
 
 
 def test_no_dashboard_address_where_nothing_serves_one():
@@ -187,6 +300,64 @@ def test_no_dashboard_address_where_nothing_serves_one():
         dashboard_link = "http://127.0.0.1:1/status"  # nothing listens on port 1
 
     assert sweep.dashboard(Client()) is None
+
+
+class HoldTask:
+    """A task that holds a worker thread until its point's release file exists (made by the test),
+    counting the points inside it at once (a file a point, in the sweep's folder)."""
+
+    def __init__(self, gate: str):
+        self.gate = gate
+
+    def identity(self, point):
+        return ["hold", *point.flags()]
+
+    def __call__(self, point, folder, stop_file):
+        inside = Path(self.gate) / f"inside-{point.name}"
+        inside.write_text("")
+        try:
+            while not (Path(self.gate) / f"release-{point.name}").exists():
+                time.sleep(0.02)
+        finally:
+            inside.unlink()
+        return {"status": "complete", "message": None, "exit_code": 0, "wall_s": 1.0, "figures": {}}
+
+
+def test_a_real_sweep_counts_as_running_only_the_points_started_on_its_two_workers(tmp_path):
+    """(Defect 6) A LocalCluster of 2 single-threaded workers and 6 points held by the test: the
+    bar's running count is never more than 2 (on main it said 4: the futures sent to the workers,
+    two a worker, not the points running) and is the number of points inside the task once the
+    workers' announcements have arrived."""
+    import threading
+
+    gate = tmp_path / "gate"
+    gate.mkdir()
+    (tmp_path / "s" / "points").mkdir(parents=True)
+    points = sweep.grid([("x", tuple(str(k) for k in range(6)))])
+    client, cluster = sweep.connect(None, 2)
+    tty = Terminal()
+    progress = sweep.SweepProgress(6, stream=tty)
+    outcome = {}
+    try:
+        runner = threading.Thread(target=lambda: outcome.update(done=sweep.run_sweep(
+            points, HoldTask(str(gate)), tmp_path / "s", client, progress=progress, poll=0.05)))
+        runner.start()
+        try:
+            for k in range(6):  # release the points one at a time, once two are inside (or the last ones)
+                inside = min(2, 6 - k)
+                wait_for(lambda: len(list(gate.glob("inside-*"))) == inside, 120, f"{inside} points inside")
+                wait_for(lambda: bars(tty) and f" {inside} running" in bars(tty)[-1], 120, f"{inside} running")
+                (gate / f"release-x={k}").write_text("")
+        finally:
+            for k in range(6):
+                (gate / f"release-x={k}").write_text("")
+            runner.join(120)
+    finally:
+        client.close()
+        cluster.close()
+    assert outcome["done"].complete == 6
+    counts = [int(re.search(r"(\d+) running", bar).group(1)) for bar in bars(tty)]
+    assert counts and max(counts) <= 2, counts
 
 
 # ----------------------------------------------------------------------------------- LocalCluster
@@ -205,7 +376,8 @@ def test_a_2x3_grid_on_a_local_cluster_has_six_complete_rows(tmp_path):
 
 def test_a_failing_point_is_a_row_with_its_message_and_the_others_complete(tmp_path):
     code, out, err = run_sweep(["sdnd101", "--grid", "k-shock=1e6,-1,1e5", "--quiet", "--out", tmp_path / "s"])
-    assert code == 1 and err == ""
+    assert code == 1
+    assert err.splitlines() == [f"sweep: 3 points: 2 complete, 1 failed ({tmp_path / 's' / 'results.csv'})"]
     table = rows(tmp_path / "s")
     failed = [r for r in table if r["status"] != "complete"]
     assert [r["k-shock"] for r in failed] == ["-1"] and failed[0]["status"] == "failed"
@@ -261,6 +433,88 @@ def test_ctrl_c_keeps_finished_rows_and_a_rerun_completes_only_the_missing_point
             assert (Path(r["folder"]) / "point.json").stat().st_mtime_ns == before[r["point"]]
     assert len([line for line in err.splitlines() if line.startswith("[")]) == 4 - len(done)
     assert json.loads((out / "summary.json").read_text())["reused"] == len(done)
+
+
+def test_a_quiet_sweep_whose_points_all_fail_says_so_on_one_line(tmp_path):
+    """(Defect 3) --quiet: no progress, but a sweep with a point not complete ends with one line on
+    stderr (the counts and the table), and the exit code 1."""
+    out = tmp_path / "s"
+    code, stdout, err = run_sweep(["sdnd101", "--grid", "k-shock=-1,-2,-3", "--workers", "2", "--quiet", "--out", out])
+    assert code == 1
+    assert err.splitlines() == [f"sweep: 3 points: 0 complete, 3 failed ({out / 'results.csv'})"]
+    assert [r["status"] for r in rows(out)] == ["failed"] * 3
+    assert "3 points: 0 complete (0 reused from an earlier run), 3 not complete" in stdout
+
+
+def point_records(folder: Path) -> dict:
+    """{point name: its point.json} of the points that have one."""
+    found = {}
+    for path in (folder / "points").glob("*/point.json"):
+        try:
+            found[path.parent.name] = json.loads(path.read_text())
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def test_sigterm_keeps_the_row_of_every_point_finished_before_the_sweep_exits(tmp_path):
+    """(Defect 4) SIGTERM right as a point finishes (its point.json says complete, its row may not
+    be in the table yet): every point that finished before the sweep exited is a row with the
+    status its point.json records, and the counts in summary.json are those of the table. (On main
+    the point finished meanwhile was left out of results.csv.)"""
+    out = tmp_path / "s"
+    proc = sweep_process(["sdnd101", "--grid", "v0=0.5,1,1.5,2,2.5,3", "--workers", "2", "--out", out,
+                          "--", "--t-end", "2"])
+    try:
+        wait_for(lambda: any(r.get("status") == "complete" for r in point_records(out).values()), 180,
+                 "a point's point.json saying complete", poll=0.005)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 143, err
+    records, table = point_records(out), {r["point"]: r for r in rows(out)}
+    assert any(r["status"] == "complete" for r in records.values())
+    assert sorted(table) == sorted(records), "a point that finished is missing from results.csv"
+    for name, record in records.items():
+        code = "" if record["exit_code"] is None else str(record["exit_code"])
+        assert (table[name]["status"], table[name]["exit_code"]) == (record["status"], code), name
+    assert all(r["status"] in ("complete", "interrupted") for r in table.values()), table
+    s = json.loads((out / "summary.json").read_text())
+    statuses = [r["status"] for r in table.values()]
+    assert s["status"] == "interrupted" and s["complete"] == statuses.count("complete")
+    assert s["interrupted"] == statuses.count("interrupted") and s["failed"] == 0
+    assert s["not_run"] == 6 - len(table)
+    assert f"sweep: {sweep.SweepOutcome.of(6, s, 0, out / 'results.csv').describe()}" in err
+
+
+def test_sigterm_interrupts_the_running_points_and_a_rerun_runs_them_again(tmp_path):
+    """(Defect 5) The points running when the sweep gets SIGTERM are stopped with SIGTERM: each is
+    an ``interrupted`` row with exit code 143 (not ``failed``), its folder says interrupted, and the
+    counts say so; the same command again runs them again (from t = 0: a case does not resume)."""
+    out = tmp_path / "s"
+    args = ["sdnd101", "--grid", "v0=0.5,1", "--workers", "2", "--out", out, "--", "--t-end", "40"]
+    proc = sweep_process(args)
+    try:
+        wait_for(lambda: len(running_points(out)) == 2, 180, "both points running")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 143 and "interrupted by SIGTERM" in err.splitlines()[-1], err
+    table = rows(out)
+    assert [(r["status"], r["exit_code"]) for r in table] == [("interrupted", "143")] * 2, table
+    for r in table:
+        assert r["message"].startswith("stopped with the sweep")
+        point = json.loads((Path(r["folder"]) / "summary.json").read_text())
+        assert point["status"] == "interrupted" and 0 < point["t_reached"] < 40
+    s = json.loads((out / "summary.json").read_text())
+    assert (s["status"], s["complete"], s["failed"], s["interrupted"], s["not_run"]) == ("interrupted", 0, 0, 2, 0)
+    assert f"sweep: 2 points: 0 complete, 2 interrupted ({out / 'results.csv'})" in err.splitlines()
+
+    code, stdout, err = run_sweep(args)
+    assert code == 0, err
+    assert "2 points: 2 complete (0 reused" in stdout and [r["status"] for r in rows(out)] == ["complete"] * 2
+    assert all(json.loads((Path(r["folder"]) / "summary.json").read_text())["t_reached"] == pytest.approx(40)
+               for r in rows(out))
 
 
 def test_a_changed_fixed_flag_runs_the_points_again(tmp_path):
@@ -330,6 +584,69 @@ def _listening(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+@contextlib.contextmanager
+def listener(answer: bytes | None):
+    """A TCP port on localhost that accepts and then says nothing (``answer`` None: a host that does
+    not answer) or sends ``answer`` (what is not a Dask scheduler: a web server's reply). Yields
+    its address."""
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    accepted = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            accepted.append(conn)
+            if answer is not None:
+                with contextlib.suppress(OSError):
+                    conn.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"tcp://127.0.0.1:{server.getsockname()[1]}"
+    finally:
+        server.close()
+        for conn in accepted:
+            conn.close()
+
+
+def test_an_unreachable_scheduler_is_one_line_exit_2_and_nothing_written(tmp_path):
+    """(Defect 2) Nothing listening, a host that accepts and never answers, and one that answers
+    as a web server: each refused within the connect timeout (10 s) on one line naming the address,
+    exit 2, no traceback, nothing from Dask's loggers, and the output folder never made. (On main:
+    the folder was made, the silent host hung, the web server was "out of memory" with a
+    Client.__del__ traceback.)"""
+    closed = f"tcp://127.0.0.1:{free_port()}"
+    with listener(None) as silent, listener(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n") as web:
+        addresses = {"closed": closed, "silent": silent, "web": web}
+        start = time.monotonic()
+        procs = {name: sweep_process(["sdnd101", "--grid", "v0=1", "--scheduler", address, "--out",
+                                      tmp_path / name / "s"]) for name, address in addresses.items()}
+        results = {}
+        try:
+            for name, proc in procs.items():
+                results[name] = (*proc.communicate(timeout=120), time.monotonic() - start)
+        finally:
+            for proc in procs.values():
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+    words = {"closed": "cannot connect within 10 s", "silent": "no answer within 12 s",
+             "web": "what answers there is not a Dask scheduler"}
+    for name, (out, err, elapsed) in results.items():
+        assert procs[name].returncode == 2 and out == "", (name, err)
+        assert len(err.splitlines()) == 1, err
+        assert err.startswith(f"error: --scheduler {addresses[name]}: {words[name]}"), err
+        assert elapsed < 60, (name, elapsed)  # the connect timeout is 10 s: a ceiling with a wide margin
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_grid_against_a_scheduler_and_two_workers(tmp_path):
