@@ -130,13 +130,12 @@ from contact.impacts import velocity_contact_from
 from contact.multipliers import MultiplierContact
 from contact.penalty import ShockLaw, ShockSprings
 from contact.zone import RigidPlane, contact_zone
-from fem import ranges
+from fem import output_folder, ranges
 from fem.dynamics import NewtonSettings, Phase, State, energy_report, integrate
 from fem.loads import ImposedDisplacement
 from fem.material import ElasticMaterial
 from fem.model import Model
 from fem.recorder import NodeProbe, RunRecorder
-from fem.results import _atomic_write_text
 from fem.run import (BadInput, CaseParser, Run, add_run_flags, check_resources, command_line, count_steps, estimate,
                      execute, finite, prepare_output)
 from fem.schemes import HHT, Newmark, Theta
@@ -700,7 +699,7 @@ def _main(argv) -> int:
                "run": {k: v for k, v in stats.items() if k != "energy_books"}, "energy_books": stats["energy_books"]}
     summary = record.final("complete", summary)
     text = print_report(cfg, summary, notes)
-    _atomic_write_text(out / "report.md", text)
+    output_folder.write_text(out / "report.md", text)
     summary = record.close()  # summary.json last
     print(f"results: {out}/ (summary.json, history.csv, report.md{', solution.pvd' if cfg.paraview else ''})")
     return 0

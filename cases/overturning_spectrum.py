@@ -57,7 +57,6 @@ from contact.rocking import RigidBlock  # noqa: E402
 from fem import output_folder  # noqa: E402
 from fem import sweep  # noqa: E402
 from fem.interrupt import Interrupted  # noqa: E402
-from fem.results import _atomic_write_text  # noqa: E402
 from fem import ranges  # noqa: E402
 from fem.run import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, check_resources,  # noqa: E402
                      command_line, execute, finite, prepare_output, require_all)
@@ -427,7 +426,7 @@ def write_report(out: Path, cfg: Config, summary: dict, rows: list[dict], fe: bo
         lines.append(f"| {c['quantity']} | {c['value']} | {c['reference']} | {'yes' if c['passed'] else 'no'} |")
     lines += ["", "Files: spectrum.csv, boundaries.csv, spectrum.png" + (", fe/results.csv and fe/points/ (each FE "
                                                                           "run's folder)" if fe else "") + "."]
-    _atomic_write_text(out / "report.md", "\n".join(lines) + "\n")
+    output_folder.write_text(out / "report.md", "\n".join(lines) + "\n")
 
 
 # ----------------------------------------------------------------------------------- main

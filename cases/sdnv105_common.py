@@ -384,13 +384,12 @@ class Config:
     def check_ranges(self) -> None:
         """Every number against its physical range (fem.ranges; signs and the rules of
         :meth:`validate` first), the tilt above the rigid reference's resolution, the block's strain
-        under its weight, the release's steps against the release and the rocking time scale 1/p,
-        and a --mesh file read (missing, unreadable, NaN or absurd coordinates refused): all before
-        the output folder is touched."""
+        under its weight, the release's steps against the rocking time scale 1/p (a step longer than
+        a short release is cut at its end), and a --mesh file read (missing, unreadable, NaN or
+        absurd coordinates refused): all before the output folder is touched."""
         r = ranges
         resolved = self.resolved()
-        r.check_all([
-            ("--width", self.width, r.BLOCK_SIZE), ("--height", self.height, r.BLOCK_SIZE),
+        r.check_all([  # --width, --height: validate's list, before the tilt rule that uses them
             ("--mu", self.mu, r.FRICTION), ("--young", self.young, r.YOUNG), ("--poisson", self.poisson, r.POISSON),
             ("--rho", self.rho, r.DENSITY), ("--amor-alpha", self.amor_alpha, r.RAYLEIGH_ALPHA),
             ("--table-young", self.table_young, r.TABLE_YOUNG),

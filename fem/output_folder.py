@@ -9,8 +9,9 @@ Lifecycle (one folder a process at a time; :mod:`fem.run` drives it)::
     clear_previous()  when the run starts: remove the files the previous run listed in its
                       summary.json ("files") or, if it was killed, in its stale lock's journal;
                       never any other file (a user's notes.txt or data.csv stay)
-    release()         drop the lock (and, for a run refused before it started, the files it
-                      noted and the folder if this process created it and it is now empty)
+    release()         drop the lock (and, if the run never started, the files it noted and
+                      the folders this process created, left empty: a refused run leaves the
+                      folder as it was found)
 
 The lock ``.rockfem.lock`` holds one line ``pid <pid> start <process start time>`` followed by
 the names (relative to the folder) of the files the run has written so far, one a line, flushed
@@ -61,16 +62,17 @@ def file_mode() -> int:
 # ------------------------------------------------------------------------------- the active folder
 @dataclass
 class Folder:
-    """The folder a run writes in: its path, whether this process created it (and the outermost
-    folder it created), the lock's open journal and the files noted so far (relative names, in
-    the order written)."""
+    """The folder a run writes in: its path, the outermost folder this process created for it
+    (None: it existed), the lock's open journal, the files noted so far (relative names, in the
+    order written), whether the run started (:func:`clear_previous`) and the files a killed
+    predecessor's stale lock listed."""
 
     path: Path
-    flag: str
     created: Path | None
     journal: object = None
     files: list[str] = field(default_factory=list)
     started: bool = False
+    inherited: list[str] = field(default_factory=list)
     thread: int = field(default_factory=threading.get_ident)
 
     def relative(self, path: Path) -> str | None:
@@ -82,11 +84,6 @@ class Folder:
 
 
 _active: Folder | None = None
-
-
-def active() -> Folder | None:
-    """The folder of the run in progress in this process, if any."""
-    return _active
 
 
 def note(path: str | os.PathLike) -> None:
@@ -236,15 +233,12 @@ def _take_lock(folder: Path, flag: str) -> tuple[object, list[str]]:
 
 
 # ------------------------------------------------------------------------------- lifecycle
-_inherited: list[str] = []
-
-
 def claim(out: str | os.PathLike, flag: str = "--out") -> Path:
     """Make ``out`` this process's output folder: refuse (FolderRefused naming ``flag``) an empty
     name, an existing non-folder, a folder that cannot be created or written, a summary.json
     that is not a file, a folder in use by another run; create it if missing; take its lock.
     No other file is created, changed or removed."""
-    global _active, _inherited
+    global _active
     if str(out).strip() == "":
         raise FolderRefused(f"{flag} is empty: name a folder (the current directory is never used as a run's "
                             f"folder: use {flag} ./NAME)")
@@ -277,16 +271,15 @@ def claim(out: str | os.PathLike, flag: str = "--out") -> Path:
     except FolderRefused:
         _remove_created(created)
         raise
-    _active = Folder(out, flag, created, journal)
-    _inherited = inherited
+    _active = Folder(out, created, journal, inherited=inherited)
     return out
 
 
-def _listed_by_previous(folder: Path) -> list[str]:
+def _listed_by_previous(folder: Folder) -> list[str]:
     """The files the previous run says it wrote: summary.json's ``files`` (a run of this code),
     plus a killed run's journal taken over with the lock."""
-    names: list[str] = list(_inherited)
-    summary = folder / SUMMARY
+    names: list[str] = list(folder.inherited)
+    summary = folder.path / SUMMARY
     try:
         data = json.loads(summary.read_text())
     except (OSError, ValueError):
@@ -309,16 +302,16 @@ def _safe_member(folder: Path, name: str) -> Path | None:
     return path
 
 
-def clear_previous() -> list[str]:
+def clear_previous() -> None:
     """At the start of the run: remove the files the previous run in this folder listed (those
-    this run has already written excepted); returns the names removed. Sub-folders left empty by
-    the removal are removed too; nothing unlisted is touched."""
+    this run has already written excepted). Sub-folders left empty by the removal are removed too;
+    nothing unlisted is touched."""
     folder = _active
     if folder is None or folder.started:
-        return []
+        return
     folder.started = True
-    removed, emptied = [], set()
-    for name in dict.fromkeys(_listed_by_previous(folder.path)):
+    emptied = set()
+    for name in dict.fromkeys(_listed_by_previous(folder)):
         if name in folder.files:
             continue
         path = _safe_member(folder.path, name)
@@ -326,14 +319,12 @@ def clear_previous() -> list[str]:
             continue
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
-            removed.append(name)
             if path.parent != folder.path:
                 emptied.add(path.parent)
     for sub in sorted(emptied, key=lambda p: len(p.parts), reverse=True):
         with contextlib.suppress(OSError):
             sub.rmdir()  # only if empty
-    _inherited.clear()
-    return removed
+    folder.inherited.clear()
 
 
 def _remove_created(created: Path | None) -> None:
@@ -345,15 +336,16 @@ def _remove_created(created: Path | None) -> None:
             sub.rmdir()
 
 
-def release(discard: bool = False) -> None:
-    """Drop the lock. ``discard`` (a run refused before it started): also remove the files it
-    noted, and the folders this process created if they are left empty."""
+def release() -> None:
+    """Drop the lock. A run that never started (refused after its folder was claimed) also
+    removes the files it noted and the folders this process created for it, left empty; a run
+    that started keeps every file it wrote, whatever stopped it."""
     global _active
     folder = _active
     if folder is None:
         return
     _active = None
-    _inherited.clear()
+    discard = not folder.started
     if folder.journal is not None:
         with contextlib.suppress(OSError, ValueError):
             folder.journal.close()

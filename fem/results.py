@@ -66,13 +66,9 @@ _STEP_DIGITS = 6
 # --------------------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------------------
-_atomic_target = output_folder.atomic_target  # atomic, umask's mode, noted as the run's file
-_atomic_write_text = output_folder.write_text
-
-
 def _atomic_meshio_write(path: Path, mesh: meshio.Mesh) -> None:
     """:func:`meshio.write` a ``.vtu`` atomically."""
-    with _atomic_target(path, ".vtu.tmp") as tmp:
+    with output_folder.atomic_target(path, ".vtu.tmp") as tmp:
         meshio.write(tmp, mesh, file_format="vtu")
 
 
@@ -211,7 +207,7 @@ class _PvdSeries:
                 f'    <DataSet timestep="{t!r}" group="" part="0" file={quoteattr(name)}/>'
             )
         lines += ["  </Collection>", "</VTKFile>", ""]
-        _atomic_write_text(self.pvd_path, "\n".join(lines))
+        output_folder.write_text(self.pvd_path, "\n".join(lines))
 
 
 class _SeriesWriterBase:

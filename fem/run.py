@@ -350,14 +350,14 @@ class Run:
     current: "Run | None" = None
 
     def __init__(self, out: Path, case: str, command: str, configuration: str, parameters: dict,
-                 t_end: float | None, quiet: bool, strict: bool = False) -> None:
+                 t_end: float | None, quiet: bool) -> None:
         if configuration not in ("benchmark", "custom"):
             raise ValueError(f"configuration must be 'benchmark' or 'custom', got {configuration!r}")
         self.out, self.case, self.command = Path(out), case, command
         self.header = {"case": case, "status": "running", "configuration": configuration, "command": command,
                        "version": version(), "parameters": parameters}
         self.status = "running"
-        self.strict = strict or _requested["strict"]
+        self.strict = _requested["strict"]  # --strict, as parsed in this execute
         self.phase: str | None = None
         self.t_reached: float | None = None
         self.pending: dict | None = None
@@ -367,10 +367,10 @@ class Run:
 
     @classmethod
     def start(cls, out: Path, case: str, command: str, configuration: str, parameters: dict,
-              t_end: float | None = None, quiet: bool = False, strict: bool = False) -> "Run":
+              t_end: float | None = None, quiet: bool = False) -> "Run":
         """Begin a run in the folder ``out`` claimed by :func:`prepare_output`: the files its
         previous run listed are removed (no other), then summary.json says ``running``."""
-        run = cls(out, case, command, configuration, parameters, t_end, quiet, strict)
+        run = cls(out, case, command, configuration, parameters, t_end, quiet)
         output_folder.clear_previous()
         output_folder.note(run.out / SUMMARY)
         write_json(run.out / SUMMARY, {**run.header, "files": output_folder.written()})
@@ -508,7 +508,7 @@ def _gathering_warnings():
     global _book
     _book = _WarningBook()
     root = logging.getLogger()
-    saved_handlers, saved_level = root.handlers[:], root.level
+    saved_handlers = root.handlers[:]
     root.handlers = [_BookHandler(logging.WARNING)]
     try:
         with warnings.catch_warnings():  # restores showwarning and the filters on exit
@@ -518,7 +518,7 @@ def _gathering_warnings():
             with np.errstate(over="raise"):
                 yield
     finally:
-        root.handlers, root.level = saved_handlers, saved_level
+        root.handlers = saved_handlers
 
 
 def _say(text: str) -> None:
@@ -537,8 +537,7 @@ def _close_current(status: str, message: str) -> str:
     if run.status == "running":
         try:
             if run.pending is not None:
-                run.close({**run.pending, "status": status,
-                           "message": message if status != "complete" else run.pending.get("message")})
+                run.close({**run.pending, "status": status, "message": message})
             else:
                 run.finish(status, message=message)
         except OSError:
@@ -576,17 +575,15 @@ def execute(body: Callable[[Sequence[str] | None], int], argv: Sequence[str] | N
     lock is released at the end; a run refused before it started leaves no file behind."""
     Run.current = None
     _requested["strict"] = False
-    last: Run | None = None
     code = EXIT_FAILED
     with catch_signals(), _gathering_warnings():
         try:
             code = body(argv)
-            last = Run.current
-            code = _report_checks(last, code)
+            code = _report_checks(Run.current, code)  # the run body(argv) started, if any
         except SystemExit as stop:  # --help
             code = stop.code if isinstance(stop.code, int) else 0
         except BadInput as err:
-            code = _refuse_or_fail(str(err), EXIT_FAILED)
+            code = _refuse_or_fail(str(err))
         except Interrupted as stop:
             where = _close_current("interrupted", str(stop))
             _say(f"{stop}{where} (status: interrupted)")
@@ -600,15 +597,7 @@ def execute(body: Callable[[Sequence[str] | None], int], argv: Sequence[str] | N
             sys.stdout = open(os.devnull, "w")
             code = EXIT_FAILED
         except OSError as err:
-            name = err.filename or "a result file"
-            message = f"cannot write {name}: {err.strerror or err}"
-            if Run.current is None:
-                _say(f"error: {message}")
-                code = EXIT_BAD_INPUT
-            else:
-                where = _close_current("failed", message)
-                _say(f"error: {message}{where} (status: failed)")
-                code = EXIT_FAILED
+            code = _refuse_or_fail(f"cannot write {err.filename or 'a result file'}: {err.strerror or err}")
         except MemoryError:
             where = _close_current("failed", "out of memory")
             _say(f"error: out of memory (a smaller mesh or fewer steps, see --force){where} (status: failed)")
@@ -624,7 +613,7 @@ def execute(body: Callable[[Sequence[str] | None], int], argv: Sequence[str] | N
                 _say(f"error: the run failed: floating-point overflow ({err}){where} (status: failed)")
                 code = EXIT_FAILED
         except ValueError as err:  # a mesh, contact or material refused by the library
-            code = _refuse_or_fail(str(err), EXIT_FAILED)
+            code = _refuse_or_fail(str(err))
         except Exception as err:  # a defect of this code: keep the traceback beside the results
             run = Run.current
             detail = str(err) or repr(err)
@@ -639,11 +628,11 @@ def execute(body: Callable[[Sequence[str] | None], int], argv: Sequence[str] | N
             _say(f"internal error: {type(err).__name__}: {detail}{where}")
             code = EXIT_FAILED
         finally:
-            started = Run.current is not None or last is not None
-            if Run.current is not None:
+            started = Run.current is not None
+            if started:
                 Run.current._stop_listening()
                 Run.current = None
-            output_folder.release(discard=not started)
+            output_folder.release()  # a folder whose run never started is left as it was found
             total = _book.total()
             if total and started:
                 _say(f"note: {total} warning(s) during the run, listed in summary.json (first: "
@@ -651,12 +640,12 @@ def execute(body: Callable[[Sequence[str] | None], int], argv: Sequence[str] | N
     return code
 
 
-def _refuse_or_fail(message: str, code_if_started: int) -> int:
+def _refuse_or_fail(message: str) -> int:
     """A refusal before the run started: one line, exit 2 (its folder left as it was). After it
-    started: the run is failed, exit ``code_if_started`` (1): its summary says why."""
+    started: the run is failed, exit 1: its summary says why."""
     if Run.current is None:
         _say(f"error: {message}")
         return EXIT_BAD_INPUT
     where = _close_current("failed", message)
     _say(f"error: {message}{where} (status: failed)")
-    return code_if_started
+    return EXIT_FAILED

@@ -62,9 +62,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Sequence, TextIO
 
+from . import output_folder
 from . import run as _run
 from .interrupt import Interrupted, held
-from .results import _atomic_write_text
 from .run import BadInput, Estimate, finite, write_json
 
 POINT_RECORD = "point.json"
@@ -529,7 +529,7 @@ def write_csv(path: Path, rows: Sequence[dict], columns: Sequence[str] | None = 
     writer.writerow(columns)
     for row in rows:
         writer.writerow([text(row.get(c)) for c in columns])
-    _atomic_write_text(path, buf.getvalue())
+    output_folder.write_text(path, buf.getvalue())
 
 
 @dataclass

@@ -264,3 +264,26 @@ def test_a_state_that_overflows_ends_the_run_failed(tmp_path, capsys):
     assert len(err.strip().splitlines()) == 1 and "overflow" in err and "Traceback" not in err
     s = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert s["status"] == "failed" and "overflow at t = 0.25 s" in s["message"]
+
+
+def test_a_started_run_keeps_its_files_when_its_summary_cannot_be_written(tmp_path, capsys, monkeypatch):
+    """A full disk when the final summary.json is written: the run fails (exit 1) and what it
+    computed stays on disk; only a run that never started leaves the folder as it was found."""
+    import fem.run
+
+    def body(argv):
+        run = _start(prepare_output(tmp_path / "out"))
+        output_folder.write_text(tmp_path / "out" / "history.csv", "t\n0\n")
+        progress.step("release", 0.5)
+
+        def full_disk(path, data):
+            raise OSError(28, "No space left on device", str(path))
+
+        monkeypatch.setattr(fem.run, "write_json", full_disk)
+        run.finish("complete")
+        return 0
+
+    assert execute(body, []) == 1
+    assert (tmp_path / "out" / "history.csv").read_text() == "t\n0\n"
+    assert not (tmp_path / "out" / output_folder.LOCK).exists()
+    assert "No space left on device" in capsys.readouterr().err

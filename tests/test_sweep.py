@@ -25,6 +25,7 @@ import pytest
 
 from fem import sweep
 from fem.run import BadInput
+from helpers import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 SWEEP = ROOT / "cases" / "sweep.py"
@@ -49,16 +50,6 @@ def run_sweep(args, timeout=300) -> tuple[int, str, str]:
 
 def rows(folder: Path) -> list[dict]:
     return sweep.read_results(folder / "results.csv")
-
-
-def wait_for(predicate, timeout: float, what: str, poll: float = 0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(poll)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 def complete_rows(folder: Path) -> list[dict]:
@@ -316,8 +307,8 @@ class HoldTask:
         inside = Path(self.gate) / f"inside-{point.name}"
         inside.write_text("")
         try:
-            while not (Path(self.gate) / f"release-{point.name}").exists():
-                time.sleep(0.02)
+            wait_for(lambda: (Path(self.gate) / f"release-{point.name}").exists(),
+                     f"the test to release {point.name}")
         finally:
             inside.unlink()
         return {"status": "complete", "message": None, "exit_code": 0, "wall_s": 1.0, "figures": {}}
@@ -345,8 +336,8 @@ def test_a_real_sweep_counts_as_running_only_the_points_started_on_its_two_worke
         try:
             for k in range(6):  # release the points one at a time, once two are inside (or the last ones)
                 inside = min(2, 6 - k)
-                wait_for(lambda: len(list(gate.glob("inside-*"))) == inside, 120, f"{inside} points inside")
-                wait_for(lambda: bars(tty) and f" {inside} running" in bars(tty)[-1], 120, f"{inside} running")
+                wait_for(lambda: len(list(gate.glob("inside-*"))) == inside, f"{inside} points inside", timeout=120)
+                wait_for(lambda: bars(tty) and f" {inside} running" in bars(tty)[-1], f"{inside} running", timeout=120)
                 (gate / f"release-x={k}").write_text("")
         finally:
             for k in range(6):
@@ -411,7 +402,7 @@ def test_ctrl_c_keeps_finished_rows_and_a_rerun_completes_only_the_missing_point
     args = ["sdnd101", "--grid", "v0=0.5,1,1.5,2", "--workers", "1", "--out", out, "--", "--t-end", "2"]
     proc = sweep_process(args)
     try:
-        wait_for(lambda: complete_rows(out) and running_points(out), 120, "a complete row and a running point")
+        wait_for(lambda: complete_rows(out) and running_points(out), "a complete row and a running point", timeout=120)
     finally:
         proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
@@ -466,8 +457,8 @@ def test_sigterm_keeps_the_row_of_every_point_finished_before_the_sweep_exits(tm
     proc = sweep_process(["sdnd101", "--grid", "v0=0.5,1,1.5,2,2.5,3", "--workers", "2", "--out", out,
                           "--", "--t-end", "2"])
     try:
-        wait_for(lambda: any(r.get("status") == "complete" for r in point_records(out).values()), 180,
-                 "a point's point.json saying complete", poll=0.005)
+        wait_for(lambda: any(r.get("status") == "complete" for r in point_records(out).values()),
+                 "a point's point.json saying complete", timeout=180, poll=0.005)
     finally:
         proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=180)
@@ -495,7 +486,7 @@ def test_sigterm_interrupts_the_running_points_and_a_rerun_runs_them_again(tmp_p
     args = ["sdnd101", "--grid", "v0=0.5,1", "--workers", "2", "--out", out, "--", "--t-end", "40"]
     proc = sweep_process(args)
     try:
-        wait_for(lambda: len(running_points(out)) == 2, 180, "both points running")
+        wait_for(lambda: len(running_points(out)) == 2, "both points running", timeout=180)
     finally:
         proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=180)
@@ -560,7 +551,7 @@ def dask_cluster(workers: int = 2, port: int | None = None):
     address = f"tcp://127.0.0.1:{port}"
     procs = [_dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")]
     try:
-        wait_for(lambda: _listening(port), 60, "the scheduler", poll=0.2)
+        wait_for(lambda: _listening(port), "the scheduler", timeout=60, poll=0.2)
         for _ in range(workers):
             procs.append(_dask("worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"))
         with Client(address, timeout="30s") as client:
@@ -671,8 +662,8 @@ def test_a_worker_killed_mid_sweep_loses_no_row_and_the_sweep_completes(tmp_path
                               "--", "--t-end", "2"])
         try:
             victim = wait_for(lambda: complete_rows(out) and next(
-                (w for w in workers if psutil.Process(w.pid).children(recursive=True)), None), 120,
-                "a finished row and a worker running a point")
+                (w for w in workers if psutil.Process(w.pid).children(recursive=True)), None),
+                "a finished row and a worker running a point", timeout=120)
             orphans = psutil.Process(victim.pid).children(recursive=True)
             before = {r["point"]: (Path(r["folder"]) / "point.json").read_text() for r in complete_rows(out)}
             victim.kill()
