@@ -4,23 +4,25 @@ Run: python benchmarks/assembly.py [--repeat 3]
 Prints, for QUA4 and TRIA6 grids in total-Lagrangian kinematics with Rayleigh damping, the time of
 one call of Model.forces(u, v, tangent=True) (element kernels + CSR assembly with the pattern
 computed once), the time of the internal force alone, and the one-off set-up (geometry + pattern),
-with the freed memory kept as in a run (fem.memory).
+with the freed memory kept as in a run (fem.time.memory).
 """
 from __future__ import annotations
 
 import argparse
-import sys
+import importlib.util
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from helpers import GRAPHITE, grid_mesh  # noqa: E402
+_spec = importlib.util.spec_from_file_location("helpers", Path(__file__).resolve().parents[1] / "tests" / "helpers.py")
+helpers = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(helpers)
+GRAPHITE, grid_mesh = helpers.GRAPHITE, helpers.grid_mesh
 
-from fem.material import ElasticMaterial  # noqa: E402
-from fem.memory import keep_freed_memory  # noqa: E402
-from fem.model import Model  # noqa: E402
+from fem.model.material import ElasticMaterial  # noqa: E402
+from fem.time.memory import keep_freed_memory  # noqa: E402
+from fem.model.assembly import Model  # noqa: E402
 from timing import best_time  # noqa: E402  (benchmarks/, the script's folder)
 
 
@@ -28,7 +30,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3, help="timing repetitions (best is kept)")
     args = parser.parse_args(argv)
-    keep_freed_memory()  # as a run does (fem.memory)
+    keep_freed_memory()  # as a run does (fem.time.memory)
     mat = ElasticMaterial(**GRAPHITE, rayleigh_stiffness=1e-4)
     print(f"{'element':9s} {'n_el':>7s} {'n_dofs':>8s} {'setup s':>8s} {'f_int s':>9s} {'f+K s':>9s} "
           f"{'f+K us/el':>10s}")

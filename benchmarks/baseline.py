@@ -98,6 +98,8 @@ def flatten(value, prefix: str = "") -> dict:
     elif isinstance(value, list):
         for i, v in enumerate(value):
             flat.update(flatten(v, f"{prefix}[{i}]"))
+    elif isinstance(value, str):
+        flat[prefix] = value.replace(str(ROOT), "<root>")  # the checkout's own files, wherever it is
     else:
         flat[prefix] = value
     return flat

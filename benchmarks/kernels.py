@@ -1,5 +1,5 @@
-"""Cost of the continuum kernels (fem.continuum) on a uniform block, under glibc's default
-allocator policy and with the freed memory kept (fem.memory), each in a fresh process.
+"""Cost of the continuum kernels (fem.model.continuum) on a uniform block, under glibc's default
+allocator policy and with the freed memory kept (fem.time.memory), each in a fresh process.
 
 Run: python benchmarks/kernels.py [--size 32x64] [--modeling d] [--repeat 20]
 
@@ -10,7 +10,7 @@ temporaries are allocated afresh as in a run):
 * forces: ``model.evaluate(u, v)`` (internal and damping forces);
 * tangent: ``evaluation.tangent_data()`` (cell tangents and damping matrices, scattered on the
   pattern);
-* forces + tangent: both, as fem.newton's iteration does.
+* forces + tangent: both, as fem.time.newton's iteration does.
 
 Prints one markdown table. Progress goes to stderr.
 """
@@ -27,10 +27,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "cases"))
-import sdnv105_common as common  # noqa: E402
+from cases import sdnv105_common as common  # noqa: E402
 
-from fem.memory import keep_freed_memory  # noqa: E402
+from fem.time.memory import keep_freed_memory  # noqa: E402
 from speed import parse_sizes  # noqa: E402  (benchmarks/, the script's folder)
 
 
@@ -90,7 +89,7 @@ def main(argv=None) -> int:
     dofs = next(r["dofs"] for r in rows.values() if r)
     print(f"Modeling {args.modeling.upper()}, {nx}x{ny} block ({dofs} dofs), best of {args.repeat} [ms]\n")
     print("| allocator | forces | tangent | forces + tangent |\n|---|---|---|---|")
-    names = {"default": "glibc default", "kept": "freed memory kept (fem.memory)"}
+    names = {"default": "glibc default", "kept": "freed memory kept (fem.time.memory)"}
     for policy, r in rows.items():
         cells = ["not glibc"] * 3 if r is None else [f"{r[k]:.2f}" for k in ("forces", "tangent", "forces + tangent")]
         print(f"| {names[policy]} | " + " | ".join(cells) + " |")

@@ -1,4 +1,4 @@
-"""Linear solvers on the mixed Newton systems of SDNV105 A (fem.newton_system), block meshes of
+"""Linear solvers on the mixed Newton systems of SDNV105 A (fem.time.newton_system), block meshes of
 growing size: what one factorisation + solve costs with each.
 
 Run: python benchmarks/solvers.py [--sizes 8x16,16x32,32x64,64x128] [--repeat 3]
@@ -9,7 +9,7 @@ mixed matrix (free dofs + contact multipliers, CSC) and right-hand side are kept
 --repeat:
 
 * SuperLU (scipy.sparse.linalg.splu) with each column ordering: COLAMD (spsolve's default),
-  MMD_AT_PLUS_A (fem.newton_system.ORDERING), MMD_ATA;
+  MMD_AT_PLUS_A (fem.time.newton_system.ORDERING), MMD_ATA;
 * the dense LU (LAPACK gesv through scipy.linalg.lu_factor / lu_solve), up to 3000 unknowns;
 * pypardiso (Intel MKL PARDISO, unsymmetric real), when it is importable. It is not a dependency:
   ``pip install pypardiso`` brings MKL, 220 MB, 35 s on this machine (run this script with the
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
-import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -37,11 +36,9 @@ import scipy.linalg as sl
 import scipy.sparse.linalg as spla
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "cases"))
-sys.path.insert(0, str(ROOT))
 
-import fem.dynamics as dynamics  # noqa: E402
-import sdnv105_common as common  # noqa: E402
+import fem.time.dynamics as dynamics  # noqa: E402
+from cases import sdnv105_common as common  # noqa: E402
 from timing import best_time  # noqa: E402  (benchmarks/, the script's folder)
 
 CAPTURE_AT = 30

@@ -10,7 +10,7 @@ Prints the machine, then one markdown table, every number measured in this run o
   --no-paraview --out TMP`` (self-weight, tilt, release to T).
 
 Each case runs as a child process. Its stepping time (summary.json ``run.stepping_s``: the time
-spent inside the integrators' step generators, fem.recorder.timed_steps; set-up, history and
+spent inside the integrators' step generators, fem.io.recorder.timed_steps; set-up, history and
 report writing and ParaView left out), steps and Newton iterations give ms per step and ms per
 Newton iteration; its peak memory is the child's maximum resident set (os.wait4).
 
@@ -21,12 +21,12 @@ and SciPy's sparse LU: the best of --repeat of
   (i)  one ``model.forces(u, v, tangent=True)``: internal and damping forces, tangent and damping
        matrices assembled (CSR);
   (ii) one factorisation + solve of the iteration matrix with the solver the run uses
-       (fem.newton_system: a dense LU up to DENSE_MAX unknowns, else
+       (fem.time.newton_system: a dense LU up to DENSE_MAX unknowns, else
        ``scipy.sparse.linalg.splu(J_ff, permc_spec=ORDERING).solve(b)``) at the release's
        coarse step dt (a, b, c: HHT alpha 0, i.e. Newmark beta = 1/4, gamma = 1/2:
        J = M / (beta dt^2) + K + gamma / (beta dt) C; d: the theta-scheme's
        J = M / dt + theta (theta dt K + C)), restricted to the free dofs of the release phase (every
-       dof but the supports' imposed ones, as fem.loads.resolve_constraints gives them to the
+       dof but the supports' imposed ones, as fem.loads.applied.resolve_constraints gives them to the
        integrator). The contact rows (multipliers) are left out: a few against thousands of dofs.
 
 floor = (i) + (ii); the ratios are ms per Newton iteration / floor and ms per step / floor. Under
@@ -54,12 +54,11 @@ import scipy.linalg as sl
 import scipy.sparse.linalg as spla
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "cases"))
-import sdnv105_common as common  # noqa: E402
+from cases import sdnv105_common as common  # noqa: E402
 
-from fem.loads import resolve_constraints  # noqa: E402
-from fem.memory import keep_freed_memory  # noqa: E402
-from fem.newton_system import DENSE_MAX, ORDERING  # noqa: E402
+from fem.loads.applied import resolve_constraints  # noqa: E402
+from fem.time.memory import keep_freed_memory  # noqa: E402
+from fem.time.newton_system import DENSE_MAX, ORDERING  # noqa: E402
 from timing import best_time  # noqa: E402  (benchmarks/, the script's folder)
 
 
@@ -158,7 +157,7 @@ def measure_floor(row: Row, folder: Path, repeat: int) -> None:
         J = M / (beta * dt * dt) + K + gamma / (beta * dt) * C
     J_ff = J.tocsr()[free][:, free].tocsc()
     b = rng.standard_normal(free.size)
-    if free.size <= DENSE_MAX:  # the solver the run uses (fem.newton_system)
+    if free.size <= DENSE_MAX:  # the solver the run uses (fem.time.newton_system)
         dense = J_ff.toarray()
         row.solve_ms = 1e3 * best_time(lambda: sl.lu_solve(sl.lu_factor(dense, check_finite=False), b), repeat)[0]
     else:
@@ -231,7 +230,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not (args.t_end > 0 and args.repeat >= 1):
         parser.error("--t-end must be > 0 and --repeat >= 1")
-    keep_freed_memory()  # the floor under the allocator policy of the runs (fem.memory)
+    keep_freed_memory()  # the floor under the allocator policy of the runs (fem.time.memory)
 
     rows = [Row("A full, reference mesh", "a", None, ["--no-paraview"])]
     rows += [Row(f"{m.upper()} {nx}x{ny}, to {args.t_end:g} s", m, (nx, ny),
@@ -263,7 +262,7 @@ def main(argv=None) -> int:
     notes.append(f"Stepping: the time inside the integrators' step generators (summary.json run.stepping_s). "
                  f"Floor: best of {args.repeat} of one model.forces(u, v, tangent=True) and one "
                  f"factorization + solve of the release's iteration matrix (dense LU up to {DENSE_MAX} unknowns, "
-                 f"else splu with {ORDERING}, as fem.newton_system) at its coarse dt on the free dofs, in "
+                 f"else splu with {ORDERING}, as fem.time.newton_system) at its coarse dt on the free dofs, in "
                  f"this process. Peak RSS: the child's maximum resident set. "
                  f"Total {time.perf_counter() - start:.0f} s.")
     print("\n".join(notes))

@@ -31,9 +31,9 @@ longer a 1-D bar (lateral contraction and inertia): the wave closed forms are th
 verdict.
 
 --mass (default redistributed): "redistributed" frees the contact end's nodes of mass
-(fem/mass.py, Khenous, Laborde, Renard 2008): their displacement is quasi-static, the semi-discrete
+(fem/model/mass.py, Khenous, Laborde, Renard 2008): their displacement is quasi-static, the semi-discrete
 problem is well posed and energy conserving. The run starts with those nodes in static equilibrium
-with the rest (fem/dynamics.py), so the periodic set-up's discrete initial energy is
+with the rest (fem/time/dynamics.py), so the periodic set-up's discrete initial energy is
 (1 - h/L) E A L / 8, not E A L / 8 (both are reported: initial_energy, initial_energy_exact; the
 energy ratios are against the discrete one). "consistent" / "lumped": the contact nodes carry mass.
 
@@ -56,7 +56,7 @@ instant, is not offered here.)
 the plane, of total stiffness 100 E A / h (h = L / nx; per node half of it): a penetration
 rho c V h / (100 E) = 5e-7 m on the SDNV100 wall at nx = 80, 0.02 % of an element; the energy the springs
 store is part of the total energy; "theta": the Moreau-Jean theta-method with theta = 1/2
-(fem/theta.py), velocity-level contact without rebound (contact.impacts.velocity_contact_from). The
+(fem/time/theta.py), velocity-level contact without rebound (contact.impacts.velocity_contact_from). The
 theta-method needs a mass on every dof (its velocity is a state variable): with --method theta the
 mass defaults to consistent (said on stdout and in summary.json), and --mass redistributed is
 refused (exit 2). --release applies to lagrange and augmented only, --scheme and --alpha to the
@@ -98,9 +98,9 @@ Configuration: 'benchmark' when the physics is the set-up's reference data (--le
 method, the mass and the release change the discretisation, not the problem.
 
 Outputs in --out (default results/bar_impact/<setup>; an earlier run's files are removed first):
-summary.json (fem.run header), history.csv (t, iterations, u_end and v_end of the node (0, 0),
+summary.json (fem.run.lifecycle header), history.csv (t, iterations, u_end and v_end of the node (0, 0),
 contact_stress, v_bar, penalty_energy, total_energy, energy_ratio, then the energy books of
-fem.recorder: ke, strain_energy, ..., energy_balance_error), report.md, and unless --no-paraview
+fem.io.recorder: ke, strain_energy, ..., energy_balance_error), report.md, and unless --no-paraview
 solution.pvd (about 200 archived steps).
 
 Run::
@@ -110,13 +110,13 @@ Run::
     python cases/bar_impact.py --setup periodic --mass consistent   # the energy gain
     python cases/bar_impact.py --setup wall --method theta      # Moreau-Jean, consistent mass
 
-Exit codes (fem.run): 0 the run completed (its checks are in summary.json), 1 the run failed,
+Exit codes (fem.run.lifecycle): 0 the run completed (its checks are in summary.json), 1 the run failed,
 2 bad input (one line naming the flag), 130 / 143 interrupted.
 """
 from __future__ import annotations
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import argparse
 import math
@@ -130,15 +130,16 @@ from contact.impacts import velocity_contact_from
 from contact.multipliers import MultiplierContact
 from contact.penalty import ShockLaw, ShockSprings
 from contact.zone import RigidPlane, contact_zone
-from fem import output_folder, ranges
-from fem.dynamics import NewtonSettings, Phase, State, energy_report, integrate
-from fem.loads import ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.model import Model
-from fem.recorder import NodeProbe, RunRecorder
-from fem.run import (BadInput, CaseParser, Run, add_run_flags, check_resources, command_line, count_steps, estimate,
+from fem import ranges
+from fem.io import output_folder
+from fem.time.dynamics import NewtonSettings, Phase, State, energy_report, integrate
+from fem.loads.applied import ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.model.assembly import Model
+from fem.io.recorder import NodeProbe, RunRecorder
+from fem.run.lifecycle import (BadInput, CaseParser, Run, add_run_flags, check_resources, command_line, count_steps, estimate,
                      execute, finite, prepare_output)
-from fem.schemes import HHT, Newmark, Theta
+from fem.stage.schemes import HHT, Newmark, Theta
 from meshes.bar import bar_strip
 
 SETUPS = ("wall", "periodic")
@@ -279,7 +280,7 @@ def check_ranges(args: argparse.Namespace, length: float, young: float, rho: flo
 
 
 def resolve(args: argparse.Namespace) -> Config:
-    """Check the flags (fem.run.BadInput naming the first one out of range) and resolve defaults."""
+    """Check the flags (fem.run.lifecycle.BadInput naming the first one out of range) and resolve defaults."""
     setup = args.setup
     ref = REFERENCE[setup]
     if setup == "periodic":
@@ -706,7 +707,7 @@ def _main(argv) -> int:
 
 
 def main(argv=None) -> int:
-    """Run the case (exit codes: fem.run)."""
+    """Run the case (exit codes: fem.run.lifecycle)."""
     return execute(_main, argv)
 
 

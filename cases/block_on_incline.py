@@ -94,7 +94,7 @@ Contact methods (``--method``)
 
 Outputs in --out (default results/block_on_incline)
 ---------------------------------------------------
-* ``summary.json`` (fem.run: ``status``, ``configuration``, ``command``, ``version``,
+* ``summary.json`` (fem.run.lifecycle: ``status``, ``configuration``, ``command``, ``version``,
   ``parameters``): sticks, regime and analytic_regime, acceleration (measured) and
   analytic_acceleration [m/s^2], ``stick_slide`` (criterion, window, threshold, slips), mu,
   angle_deg, method, max slips, final R_N / R_T sums, run statistics (steps, Newton iterations
@@ -115,7 +115,7 @@ Run::
     python cases/block_on_incline.py --angle-deg 45 --width 0.8 --height 0.36 --method penalty
     python cases/block_on_incline.py --help                # every parameter
 
-Exit codes (fem.run): 0 done; 2 invalid input (angle outside [0, 90) deg, mu < 0, dt <= 0,
+Exit codes (fem.run.lifecycle): 0 done; 2 invalid input (angle outside [0, 90) deg, mu < 0, dt <= 0,
 t_end <= 0, non-positive sizes or element counts, a mesh or run too large for the machine: one line
 naming the flag), before anything is written; 1 a Newton failure (the history up to it is on disk,
 summary.json says ``failed``); 130 / 143 interrupted.
@@ -123,7 +123,7 @@ summary.json says ``failed``); 130 / 143 interrupted.
 from __future__ import annotations
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import argparse
 import math
@@ -135,25 +135,26 @@ from pathlib import Path
 
 import numpy as np
 
+from fem.constants import GRAVITY
 from contact.multipliers import MultiplierContact
 from contact.penalty import ShockLaw, ShockSprings
 from contact.state import SLIP, STICK
 from contact.zone import contact_zone
-from fem import output_folder
+from fem.io import output_folder
 from fem import ranges
-from fem.dynamics import NewtonSettings, Phase, State, integrate
-from fem.functions import ramp
-from fem.loads import Gravity, ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.mesh_io import read_mesh
-from fem.model import Model
-from fem.results import HistoryWriter
-from fem.run import (BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources, command_line,
+from fem.time.dynamics import NewtonSettings, Phase, State, integrate
+from fem.loads.functions import ramp
+from fem.loads.applied import Gravity, ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.mesh.read import read_mesh
+from fem.model.assembly import Model
+from fem.io.results import HistoryWriter
+from fem.run.lifecycle import (BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources, command_line,
                      count_steps, estimate, execute, finite, prepare_output)
-from fem.schemes import HHT, Newmark
+from fem.stage.schemes import HHT, Newmark
 from meshes.generate import block_on_table, reference_mesh_path
 
-G = 9.81
+G = GRAVITY
 BLOCK = dict(young=6.0e11, poisson=0.2, density=1450.0, rayleigh_stiffness=1.0e-4)
 TABLE = dict(young=1.0e14, poisson=0.3, density=2500.0, rayleigh_stiffness=1.6e-3)
 REFERENCE_SIZE = (0.36, 0.80)  # width, height of the SDNV105 block [m]
@@ -190,7 +191,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def check_args(args: argparse.Namespace) -> None:
-    """Raise :class:`fem.run.BadInput` naming the first flag whose value is out of range (the
+    """Raise :class:`fem.run.lifecycle.BadInput` naming the first flag whose value is out of range (the
     command line has refused non-finite numbers already)."""
     if not 0.0 <= args.angle_deg < 90.0:
         raise BadInput(f"--angle-deg must lie in [0, 90) degrees, got {args.angle_deg:g}")
@@ -236,7 +237,7 @@ def mesh_size(args: argparse.Namespace) -> tuple[float, float]:
 
 
 def resources(args: argparse.Namespace) -> Estimate:
-    """What the run needs (fem.run.estimate), from the flags, before any mesh is generated: QUA4
+    """What the run needs (fem.run.lifecycle.estimate), from the flags, before any mesh is generated: QUA4
     cells, the settling steps, the release step cut in RELEASE_SUBSTEPS, the slope steps; every
     history row (a dict of 10 floats, about 2 kB) is kept in memory for the fit."""
     nodes, cells = mesh_size(args)
@@ -498,7 +499,7 @@ def plot_slip(out: Path, summary: dict) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fem.results import read_history
+    from fem.io.results import read_history
 
     h = read_history(out / "history.csv")
     after = h["t"] >= 0
@@ -575,7 +576,7 @@ def _main(argv) -> int:
 
 
 def main(argv=None) -> int:
-    """Run the case (exit codes: fem.run)."""
+    """Run the case (exit codes: fem.run.lifecycle)."""
     return execute(_main, argv)
 
 

@@ -76,13 +76,13 @@ given, no order.
 
 Outputs in --out (default results/convergence_<CASE>)
 -----------------------------------------------------
-``summary.json`` (fem.run's lifecycle and writer: ``status`` running, then complete, failed or
+``summary.json`` (fem.run.lifecycle's lifecycle and writer: ``status`` running, then complete, failed or
 interrupted; no NaN, missing values are null): ``case`` (convergence_<CASE>), ``study_of``,
 ``command``, ``levels`` (dt, mesh, folder, status, exit code, impacts, energy, kinetic-energy
 maximum, energy created, steps, wall time), ``time`` and ``mesh`` (per impact and quantity: values,
 differences, ratios, orders, Richardson estimates, criterion; same impacts, energy created,
 converged, verdict), ``converged``, ``same_impacts``, ``energy_created``, ``rigid_body`` (the
-rigid block of the run's geometry: ``contact/rocking.py``), ``checks``; ``convergence.md`` (the
+rigid block of the run's geometry: ``contact/references/rocking.py``), ``checks``; ``convergence.md`` (the
 tables, the verdicts, the commands) and ``convergence.png`` (``convergence_mesh.png``); the tables
 are printed on stdout. Each level's own files are in its folder, its output in ``DIR/logs``.
 
@@ -100,7 +100,7 @@ what was computed is written with status ``interrupted``.
 from __future__ import annotations
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import argparse
 import json
@@ -118,10 +118,10 @@ from typing import Sequence
 
 import numpy as np
 
-from fem import output_folder
-from fem.interrupt import Interrupted
+from fem.io import output_folder
+from fem.time.interrupt import Interrupted
 from fem import ranges
-from fem.run import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, check_resources, command_line,
+from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, check_resources, command_line,
                      execute, finite, prepare_output)
 
 CASES_DIR = Path(__file__).resolve().parent
@@ -362,7 +362,7 @@ def _level_summary(level: Level) -> None:
     # a folder left 'running' by a process that ended: killed outright (SIGKILL), never finished
     level.status = "killed" if status == "running" else status
     try:
-        from fem.results import read_history
+        from fem.io.results import read_history
 
         ke = read_history(level.out / "history.csv")["ke"]
         level.ke_max = float(np.max(ke)) if ke.size else None
@@ -567,9 +567,7 @@ def _refuse_controlled(extras: list[str], meshes: bool) -> None:
 
 
 def _common():
-    if str(CASES_DIR) not in sys.path:
-        sys.path.insert(0, str(CASES_DIR))
-    import sdnv105_common
+    from cases import sdnv105_common
 
     return sdnv105_common
 
@@ -673,7 +671,7 @@ def plan_study(argv: list[str]) -> Plan:
     plan.force = plan.force or bool(given.force)
     plan.tilt_rule_given = given.tilt_rule != "auto"
     if given.mesh is not None:  # a --mesh for every level (no --meshes): readable, or refused before anything runs
-        from fem.mesh_io import read_mesh
+        from fem.mesh.read import read_mesh
 
         try:
             read_mesh(given.mesh)
@@ -1096,7 +1094,7 @@ def _main(argv) -> int:
     failed = [lv for lv in to_run if lv.status != "complete" or lv.exit_code != 0]
     message = ("level(s) failed: " + ", ".join(f"{lv.name} (exit {lv.exit_code}, {lv.status})" for lv in failed)
                if failed else None)
-    _write(record, plan, "failed" if failed else "complete", message)  # summary.json: Run.finish (fem.run.write_json)
+    _write(record, plan, "failed" if failed else "complete", message)  # summary.json: Run.finish (fem.run.lifecycle.write_json)
     if failed:
         print(f"error: {message}; the study compares what ran: {plan.out}/convergence.md", file=sys.stderr)
         return EXIT_FAILED

@@ -2,7 +2,7 @@
 
 Every case script imports this first, under ``if __name__ == "__main__":``, before numpy, scipy and
 gmsh load (a second or two in which Python would otherwise print a KeyboardInterrupt traceback).
-Nothing is written yet then. :func:`fem.interrupt.catch_signals` takes over while a run goes on and
+Nothing is written yet then. :func:`fem.time.interrupt.catch_signals` takes over while a run goes on and
 gives these handlers back when it ends. No import of the package here: a bare checkout loads it too.
 """
 import os

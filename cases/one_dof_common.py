@@ -3,18 +3,17 @@
 * :func:`point_model`: one node ``NO1`` at the origin carrying a point mass (Code_Aster POI1 with
   DIS_T, M_T_D_N), the only body of SDND101 and SDND108.
 * :func:`parser`, :func:`validate`, :func:`departures`, :func:`check_budget`: the command line of a
-  one-dof case on top of :mod:`fem.run` (one-line errors raised as :class:`fem.run.BadInput`, range
+  one-dof case on top of :mod:`fem.run.lifecycle` (one-line errors raised as :class:`fem.run.lifecycle.BadInput`, range
   checks whose message names the flag and its unit, the configuration 'benchmark' or 'custom', the
   resource bound checked before anything is allocated).
 * :func:`check`, :func:`print_checks`: the rows of a summary's ``checks`` list
   ({quantity, value, reference, rel_error, tolerance, passed, source, aster_value}) and the table
   printed at the end of a run; ``passed`` is None (printed ``-``) for a row without a verdict.
-* :func:`write_json`: :func:`fem.run.write_json` (atomic, numpy scalars converted, NaN as null).
+* :func:`write_json`: :func:`fem.run.lifecycle.write_json` (atomic, numpy scalars converted, NaN as null).
 * :func:`crossing`: the instant where a sampled signal crosses a level, linear between two samples.
 * :func:`record_run`: a step generator run with its CSV history written as it goes.
 
-Case scripts import this module by name; they add their own folder to ``sys.path`` so that
-they also work when loaded from a file path (tests, ``importlib``).
+Case scripts import it as ``cases.one_dof_common`` (``cases`` is an installed package).
 """
 from __future__ import annotations
 
@@ -25,11 +24,11 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from fem import run as fem_run
-from fem.mesh import Mesh
-from fem.model import Model
-from fem.results import HistoryWriter
-from fem.run import BadInput
+from fem.run import lifecycle as fem_run
+from fem.mesh.mesh import Mesh
+from fem.model.assembly import Model
+from fem.io.results import HistoryWriter
+from fem.run.lifecycle import BadInput
 
 NODE = "NO1"
 
@@ -42,7 +41,7 @@ def point_model(mass: float) -> tuple[Mesh, Model]:
 
 # ------------------------------------------------------------------------------ command line
 def parser(prog: str, description: str) -> fem_run.CaseParser:
-    """The case's :class:`fem.run.CaseParser` (one-line errors, ``--dt -1e-3`` read as a number)."""
+    """The case's :class:`fem.run.lifecycle.CaseParser` (one-line errors, ``--dt -1e-3`` read as a number)."""
     return fem_run.CaseParser(prog=prog, description=description)
 
 
@@ -55,7 +54,7 @@ _CONDITIONS = {
 
 
 def validate(rules: Iterable[tuple[str, float | None, str, str]]) -> None:
-    """Raise :class:`fem.run.BadInput` at the first violated rule, the message naming the flag.
+    """Raise :class:`fem.run.lifecycle.BadInput` at the first violated rule, the message naming the flag.
 
     rules : (flag, value, condition, unit) with condition one of ">0", ">=0", "<0", "finite";
         every value must also be finite; a None value (flag not given) is skipped.
@@ -85,7 +84,7 @@ def departures(params: Mapping[str, float], benchmark: Mapping[str, float],
 
 def check_budget(steps: float, row_bytes: float, force: bool, what: str, remedy: str,
                  unit: str = "time steps") -> fem_run.Estimate:
-    """:func:`fem.run.check_resources` of a one-dof run of ``steps`` steps keeping ``row_bytes`` a
+    """:func:`fem.run.lifecycle.check_resources` of a one-dof run of ``steps`` steps keeping ``row_bytes`` a
     step in memory, before anything is allocated, in the case's own terms: ``what`` says where the
     steps come from (e.g. ``--dt 1e-12 s to --t-end 0.5 s``), ``remedy`` which flags reduce them,
     ``unit`` what a step is."""
@@ -96,7 +95,7 @@ def check_budget(steps: float, row_bytes: float, force: bool, what: str, remedy:
 
 def start_run(out: Path, case: str, script: str, argv, configuration: str, parameters: dict,
               t_end: float | None, quiet: bool) -> fem_run.Run:
-    """:func:`fem.run.prepare_output` then :meth:`fem.run.Run.start` (summary.json 'running')."""
+    """:func:`fem.run.lifecycle.prepare_output` then :meth:`fem.run.lifecycle.Run.start` (summary.json 'running')."""
     fem_run.prepare_output(out)
     return fem_run.Run.start(out, case, fem_run.command_line(script, argv), configuration, parameters,
                              t_end=t_end, quiet=quiet)
@@ -153,7 +152,7 @@ def print_checks(checks: Sequence[dict]) -> None:
 
 # ------------------------------------------------------------------------------ output
 def write_json(path: Path, data: dict) -> None:
-    """``data`` as indented JSON, replaced atomically (:func:`fem.run.write_json`: numpy scalars
+    """``data`` as indented JSON, replaced atomically (:func:`fem.run.lifecycle.write_json`: numpy scalars
     converted, NaN and infinities written as null)."""
     fem_run.write_json(path, data)
 

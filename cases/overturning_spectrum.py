@@ -12,7 +12,7 @@ Mech. 127; ../shared/reference/impact_and_rocking.md §4). The grid is in their 
 each as ``v1,v2,...`` or ``start:stop:count``. Every point falls in one of three modes: the block
 survives, overturns after impacts, or overturns without impact.
 
-* **Rigid** (contact.overturning, fast, in this process): the exact rigid rocking (no sliding,
+* **Rigid** (contact.references.overturning, fast, in this process): the exact rigid rocking (no sliding,
   Housner's impacts), decided for good (after the pulse the block's energy tells whether it can
   still overturn); its boundaries between modes are located by bisection at each grid frequency
   (to 1e-3 in amplitude ratio) and on ``--map-frequencies`` frequencies over the map (the curves
@@ -20,7 +20,7 @@ survives, overturns after impacts, or overturns without impact.
 * **FE** (``--model both``, the default): cases/shaking_table.py at every point (modeling a,
   redistributed mass, ``--excitation sine-pulse`` with ``--frequency-hz`` and ``--amplitude-g`` from
   the ratios, ``--width``, ``--height``, ``--mu``, ``--dt``, ``--no-paraview``), each its own process
-  on a Dask worker (fem.sweep, as cases/sweep.py: a LocalCluster, ``--workers``, or ``--scheduler
+  on a Dask worker (fem.studies.sweep, as cases/sweep.py: a LocalCluster, ``--workers``, or ``--scheduler
   tcp://HOST:PORT``; ``--time-limit`` a point; a rerun completes only the missing points). A point
   runs to the rigid block's overturning time + 0.5 s, or the pulse's end + 1 s for a rigid survivor.
   Its mode: overturned (|theta| >= 2 alpha) after at least one impact of a base corner, without one,
@@ -33,13 +33,13 @@ frequency [Hz], amplitude [g], end time, rigid mode, impacts, overturn time, max
 demand, whether it is compared; FE status, mode, impacts, overturn time, max rotation, slid, agree,
 folder), ``boundaries.csv`` (the rigid boundaries at the grid's and the map's frequencies),
 ``spectrum.png`` (the map: rigid and FE side by side, the rigid boundaries drawn on both),
-``report.md``, ``summary.json`` (fem.run), ``fe/`` (the FE sweep: results.csv, points/<name>/ with
-each run's files). Exit codes as every case (fem.run); 1 if an FE point did not complete.
+``report.md``, ``summary.json`` (fem.run.lifecycle), ``fe/`` (the FE sweep: results.csv, points/<name>/ with
+each run's files). Exit codes as every case (fem.run.lifecycle); 1 if an FE point did not complete.
 """
 from __future__ import annotations
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import math
 import sys
@@ -48,20 +48,17 @@ from pathlib import Path
 
 import numpy as np
 
-_ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:  # python cases/overturning_spectrum.py from a checkout
-    sys.path.insert(0, str(_ROOT))
-
-from contact import overturning as ov  # noqa: E402
-from contact.rocking import RigidBlock  # noqa: E402
-from fem import output_folder  # noqa: E402
-from fem import sweep  # noqa: E402
-from fem.interrupt import Interrupted  # noqa: E402
+from fem.constants import GRAVITY
+from contact.references import overturning as ov  # noqa: E402
+from contact.references.rocking import RigidBlock  # noqa: E402
+from fem.io import output_folder  # noqa: E402
+from fem.studies import sweep  # noqa: E402
+from fem.time.interrupt import Interrupted  # noqa: E402
 from fem import ranges  # noqa: E402
-from fem.run import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, check_resources,  # noqa: E402
+from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, check_resources,  # noqa: E402
                      command_line, execute, finite, prepare_output, require_all)
 
-G = 9.81  # cases/shaking_table.py's gravity [m/s^2]
+G = GRAVITY  # [m/s^2], fem.constants
 CASE = Path(__file__).resolve().parent / "shaking_table.py"
 #: flags of shaking_table.py the study sets itself
 RESERVED = ("excitation", "frequency-hz", "amplitude-g", "t-end", "width", "height", "mu", "dt", "no-paraview",
@@ -163,7 +160,7 @@ def check_ranges(cfg: Config, a) -> None:
     r = ranges
     r.check_all([("--width", cfg.width, r.BLOCK_SIZE), ("--height", cfg.height, r.BLOCK_SIZE),
                  ("--mu", cfg.mu, r.FRICTION),
-                 ("--time-limit", a.time_limit if a.time_limit > 0 else None, r.WALL_TIME),  # <= 0: fem.sweep's
+                 ("--time-limit", a.time_limit if a.time_limit > 0 else None, r.WALL_TIME),  # <= 0: fem.studies.sweep's
                  ("--workers", a.workers if a.workers is not None and a.workers >= 1 else None, r.WORKERS)])
     p = cfg.block.p
     for ratio in (min(cfg.frequency_ratios), max(cfg.frequency_ratios)):
@@ -189,9 +186,7 @@ def check_fe_flags(cfg: Config) -> None:
     parser and validation, in this process, for the grid's highest frequency and amplitude (the
     shortest pulse, the largest acceleration): a value it would refuse is refused here, before
     anything runs, naming the flag."""
-    if str(CASE.parent) not in sys.path:
-        sys.path.insert(0, str(CASE.parent))
-    import shaking_table
+    from cases import shaking_table
 
     fr, ar = max(cfg.frequency_ratios), max(cfg.amplitude_ratios)
     point = ["--frequency-hz", repr(cfg.frequency_hz(fr)), "--amplitude-g", repr(cfg.amplitude_g(ar)),
@@ -346,7 +341,7 @@ def plot(path: Path, cfg: Config, rows: list[dict], curves: dict, fe: bool) -> N
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [("rigid block (contact.overturning)", "rigid_mode")] + ([("FE (cases/shaking_table.py)", "fe_mode")]
+    panels = [("rigid block (contact.references.overturning)", "rigid_mode")] + ([("FE (cases/shaking_table.py)", "fe_mode")]
                                                                      if fe else [])
     fig, axes = plt.subplots(1, len(panels), figsize=(6.2 * len(panels), 6.4), sharey=True, squeeze=False)
     (x0, x1), (y0, y1) = map_range(cfg)
@@ -415,7 +410,7 @@ def write_report(out: Path, cfg: Config, summary: dict, rows: list[dict], fe: bo
     lines = [f"# Overturning spectrum — one-sine pulse, block {cfg.width:g} x {cfg.height:g} m", "",
              f"Command: `{summary['command']}` (rockfem {summary['version']}). Status: **{summary['status']}**.", "",
              f"alpha = {block.alpha:.6g} rad (tan alpha = {math.tan(block.alpha):.4g}), p = {block.p:.6g} rad/s, "
-             f"Housner's e = {block.housner_r:.4g}. Friction mu = {cfg.mu:g} (FE). Rigid: contact.overturning "
+             f"Housner's e = {block.housner_r:.4g}. Friction mu = {cfg.mu:g} (FE). Rigid: contact.references.overturning "
              f"(exact rocking, no sliding); FE: cases/shaking_table.py, modeling a, --dt {cfg.dt:g}.", "",
              "Each cell: rigid" + (" / FE" if fe else "") + " (S survive, A overturn after impacts, W overturn "
              "without impact, - FE run not complete; * the rigid block needs more friction than mu: not compared; "
@@ -487,7 +482,7 @@ def _main(argv) -> int:
     if stop is not None:
         raise stop
     print("\n".join(grid_text(cfg, rows, fe)))
-    print(f"spectrum: results in {cfg.out}/ (report.md, spectrum.png, spectrum.csv)")  # the tally: fem.run
+    print(f"spectrum: results in {cfg.out}/ (report.md, spectrum.png, spectrum.csv)")  # the tally: fem.run.lifecycle
     if outcome is not None and outcome.complete < outcome.total:
         print(f"error: {outcome.total - outcome.complete} FE point(s) did not complete (see {outcome.table})",
               file=sys.stderr)

@@ -2,7 +2,7 @@
 
 The block (half width b, half height l) is released at rest from a tilt theta about corner O and
 rocks without sliding or bouncing; each impact swaps the pivot with the document's (Housner's)
-law omega+ = (1 - 3 b^2/(2 R^2)) omega- or a given restitution coefficient (contact/rocking.py).
+law omega+ = (1 - 3 b^2/(2 R^2)) omega- or a given restitution coefficient (contact/references/rocking.py).
 Printed: impact instants, kinetic energy before/after each impact, corner uplifts and velocities,
 pivot reactions, percussions, the three rigid-body models (nonlinear = exact, linear = linear in
 the angle, constant = constant restoring torque) and the document's recurrence (first instant of
@@ -20,11 +20,11 @@ relative error, absolute tolerance = the digits the document prints). Any other 
 ``custom``: every reference is recomputed for its parameters and no document value is shown or
 graded (``checks`` is empty, no ``sdnv105`` section).
 
-Outputs in --out (default results/rigid_rocking): summary.json (fem.run: status, configuration,
+Outputs in --out (default results/rigid_rocking): summary.json (fem.run.lifecycle: status, configuration,
 command, version, parameters; then the block, every impact of the chosen model, the three models,
 the first-order reactions, the document's recurrence for this block, checks).
 
-Exit codes (fem.run): 0 done; 2 invalid input (one line naming the flag: non-positive sizes,
+Exit codes (fem.run.lifecycle): 0 done; 2 invalid input (one line naming the flag: non-positive sizes,
 density, thickness or gravity, a tilt outside (0, atan(b/l)), a restitution outside [0, 1], a
 block too squat for the document's impact law, sizes, density or gravity outside [1e-9, 1e9],
 a tilt below 1e-8 rad, more impacts than the decaying amplitude can be followed through, or a run
@@ -36,7 +36,7 @@ Run:  python cases/rigid_rocking.py [--model nonlinear|linear|constant] [--resti
 from __future__ import annotations
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import argparse
 import math
@@ -44,12 +44,13 @@ import re
 import sys
 from pathlib import Path
 
-from contact import rocking as rk
+from fem.constants import GRAVITY
+from contact.references import rocking as rk
 from fem import ranges
-from fem.run import (BadInput, CaseParser, Estimate, Run, add_run_flags,
+from fem.run.lifecycle import (BadInput, CaseParser, Estimate, Run, add_run_flags,
                      check_resources, command_line, estimate, execute, finite, prepare_output)
 
-SDNV105 = dict(b=0.18, l=0.40, theta=0.01, g=9.81, rho=1450.0, thickness=1.0)
+SDNV105 = dict(b=0.18, l=0.40, theta=0.01, g=GRAVITY, rho=1450.0, thickness=1.0)
 ASTER_A = {  # sdnv105a v11.2.27 VALE_CALC (sdnv105.md §1.7), for orientation only (elastic FE run)
     "ke_max": (7.289736173, 4.738465960, 2.817711457, 1.8034412, 1.187753743),
     "t_ke_max": (0.0544, 0.14151, 0.20858, 0.2621, 0.30544),
@@ -60,7 +61,7 @@ ASTER_C = {"RX_O_min_0.01_0.05": -1137.17203, "RX_A_max_0.06_0.12": 1141.5069538
            "IX_A_1": 11.291926528, "IY_A_1": 41.93008415}
 # the document's first-order reactions F_O, |H_O| and their ratio (sdnv105.md, benchmark §2.2)
 DOC_FIRST_ORDER = {"R_N": 3579.25, "R_T_abs": 1149.79, "ratio": 0.3212}
-#: contact.rocking.rock integrates the angle with an absolute tolerance of 1e-14 rad: a flight whose
+#: contact.references.rocking.rock integrates the angle with an absolute tolerance of 1e-14 rad: a flight whose
 #: amplitude is below this is computed to worse than 1e-6 relative (the smallest --theta, and the
 #: amplitude below which later impacts are not followed)
 AMPLITUDE_FLOOR = 1e-8
@@ -72,7 +73,7 @@ RANGES = {"--half-width": ranges.BLOCK_SIZE, "--half-height": ranges.BLOCK_SIZE,
 #: memory a computed impact keeps (the flight's dense ODE solution and its records), for all the
 #: rocking runs of a case (chosen model, three models, benchmark fits); measured about 4 kB
 BYTES_PER_IMPACT = 20_000.0
-#: contact.rocking's argument names -> the flags they come from, for its messages
+#: contact.references.rocking's argument names -> the flags they come from, for its messages
 _FLAG_OF = {"b": "--half-width", "l": "--half-height", "theta_in": "--theta", "rho": "--rho",
             "thickness": "--thickness", "g": "--g", "n_impacts": "--impacts", "restitution": "--restitution",
             "model": "--model"}
@@ -120,7 +121,7 @@ def _max_impacts(e: float, amplitude: float) -> float:
 
 
 def check_args(a: argparse.Namespace) -> None:
-    """Raise :class:`fem.run.BadInput` naming the first flag out of its range, in the flags' own names
+    """Raise :class:`fem.run.lifecycle.BadInput` naming the first flag out of its range, in the flags' own names
     and units (the command line has refused non-finite numbers)."""
     for flag, value, unit in (("--half-width", a.half_width, "m"), ("--half-height", a.half_height, "m"),
                               ("--rho", a.rho, "kg/m^3"), ("--thickness", a.thickness, "m"),
@@ -140,7 +141,7 @@ def check_args(a: argparse.Namespace) -> None:
         raise BadInput(f"--impacts must be an integer >= 1, got {a.impacts}")
     if a.restitution is not None and not 0.0 <= a.restitution <= 1.0:
         raise BadInput(f"--restitution must lie in [0, 1], got {a.restitution:g}")
-    r = 1.0 - 1.5 * math.sin(alpha) ** 2  # the document's (Housner's) law, contact.rocking.RigidBlock.housner_r
+    r = 1.0 - 1.5 * math.sin(alpha) ** 2  # the document's (Housner's) law, contact.references.rocking.RigidBlock.housner_r
     if r <= 0 and a.restitution is None:
         raise BadInput(f"--half-width {b:g} / --half-height {l:g} = {b / l:.4g} >= sqrt(2): the document's impact "
                        f"law gives r = 1 - 3 b^2/(2 R^2) = {r:.4g} <= 0, a block this squat does not rock onto "
@@ -161,25 +162,25 @@ def check_args(a: argparse.Namespace) -> None:
 
 
 def resources(a: argparse.Namespace) -> Estimate:
-    """fem.run.estimate of the run: no mesh, one 'step' per impact, BYTES_PER_IMPACT each."""
+    """fem.run.lifecycle.estimate of the run: no mesh, one 'step' per impact, BYTES_PER_IMPACT each."""
     return estimate(0.0, 0.0, 1, float(a.impacts), row_bytes=BYTES_PER_IMPACT)
 
 
 def check_size(a: argparse.Namespace, est: Estimate) -> None:
-    """fem.run's bounds (MAX_STEPS impacts, an ODE solve per impact and model, about 1 ms each;
+    """fem.run.lifecycle's bounds (MAX_STEPS impacts, an ODE solve per impact and model, about 1 ms each;
     the memory available) in this script's terms (--impacts)."""
     check_resources(est, force=a.force, what=f"--impacts {a.impacts:,}", unit="impacts (flights to integrate)",
                     remedy="fewer --impacts")
 
 
 def _in_flag_names(message: str) -> str:
-    """contact.rocking's message with its argument names replaced by the flags'."""
+    """contact.references.rocking's message with its argument names replaced by the flags'."""
     pattern = r"(?<![\w-])(" + "|".join(sorted(_FLAG_OF, key=len, reverse=True)) + r")(?=\s*(must|=|/|\)))"
     return re.sub(pattern, lambda m: _FLAG_OF[m.group(1)], message)
 
 
 def _rock(a: argparse.Namespace, **kw) -> rk.RockingResult:
-    """contact.rocking.rock with the run's block; its refusals re-raised in the flags' names (the
+    """contact.references.rocking.rock with the run's block; its refusals re-raised in the flags' names (the
     checks of :func:`check_args` come first, so this is a safety net)."""
     args = dict(g=a.g, rho=a.rho, thickness=a.thickness, n_impacts=a.impacts) | kw
     try:
@@ -359,7 +360,7 @@ def _main(argv) -> int:
 
 
 def main(argv=None) -> int:
-    """Run the case (exit codes: fem.run)."""
+    """Run the case (exit codes: fem.run.lifecycle)."""
     return execute(_main, argv)
 
 

@@ -15,16 +15,16 @@ on the ground spring alone, so shock n starts at (n - 1)(pi/omega_c + pi/omega_0
 0.34542 s, its peak at 0.36105 s) with impact velocity -v0 (along the plane normal).
 
 Model: one node NO1 (point mass, DY blocked as Code_Aster blocks DY, DZ), ground spring
-(fem.discrete.Springs), shock element contact.penalty.ShockSprings against the rigid plane x = 0 with
+(fem.stage.discrete.Springs), shock element contact.penalty.ShockSprings against the rigid plane x = 0 with
 outward normal (-1, 0) (RigidPlane), gap JEU 0 (Code_Aster's PLAN_Z obstacle with JEU 1 at origin -1).
 
 --method modal (default, the reference's scheme): DYNA_VIBRA on the modal basis, i.e. central
-differences on the generalised coordinate of the one mode of (k, m) (fem.explicit.modal_basis,
+differences on the generalised coordinate of the one mode of (k, m) (fem.time.explicit.modal_basis,
 modal_central_differences), the shock force computed on the physical displacement and projected.
 DY must be blocked: with k in x and y the two modes are degenerate (10 rad/s) and "the first mode"
 could be the y one. Explicit: stable for dt < 2/omega_c = 0.0199 s (checked).
 --method direct: implicit Newmark average acceleration (trapezoidal rule) on the physical dofs
-(fem.dynamics.integrate, Newton at RESI_GLOB_RELA 1e-6).
+(fem.time.dynamics.integrate, Newton at RESI_GLOB_RELA 1e-6).
 
 Shock table (POST_DYNA_MODA_T, OPTION 'IMPACT', force threshold 0) -- definitions used here
 --------------------------------------------------------------------------------------------
@@ -62,12 +62,12 @@ Configuration: 'benchmark' when m, k, K, v0 are the benchmark's (whatever dt, t_
 else 'custom' (no Code_Aster test; the closed form is that of the run's own parameters). Code_Aster
 tests of a shock that ends after --t-end are left out.
 
-Outputs in --out (an earlier run's files are removed first): summary.json (fem.run header: status,
+Outputs in --out (an earlier run's files are removed first): summary.json (fem.run.lifecycle header: status,
 configuration, command, version, parameters; then the shock tables and checks), history.csv (t, u,
 v, penetration, force, energy per step, written as the run goes), sdnd101.png (displacement and
 shock force vs time), convergence.csv with --convergence N (the run repeated at dt/2, ..., dt/2^N:
-errors vs the closed form and observed orders). Exit codes: fem.run (2: bad input, one line naming
-the flag, e.g. a run of more steps than fem.run.MAX_STEPS counting the --convergence reruns; 1: a
+errors vs the closed form and observed orders). Exit codes: fem.run.lifecycle (2: bad input, one line naming
+the flag, e.g. a run of more steps than fem.run.lifecycle.MAX_STEPS counting the --convergence reruns; 1: a
 failed run, history on disk; 130/143: interrupted).
 
 Run:  python cases/sdnd101.py [--method modal|direct] [--dt 5e-4] [--t-end 0.5] [--convergence 3]
@@ -76,7 +76,7 @@ Run:  python cases/sdnd101.py [--method modal|direct] [--dt 5e-4] [--t-end 0.5] 
 
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import math
 import sys
@@ -85,25 +85,21 @@ from pathlib import Path
 
 import numpy as np
 
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:  # shared one-dof helpers, also when this file is loaded by path
-    sys.path.append(_HERE)
-
-from one_dof_common import (NODE, all_passed, check, check_budget, departures, parser,  # noqa: E402
+from cases.one_dof_common import (NODE, all_passed, check, check_budget, departures, parser,  # noqa: E402
                             point_model, print_checks, record_run, start_run, validate)
 
 from contact.penalty import ShockLaw, ShockSprings  # noqa: E402
 from contact.shocks import detect_shocks  # noqa: E402
 from contact.zone import RigidPlane, node_zone  # noqa: E402
-from fem import output_folder  # noqa: E402
-from fem.discrete import SpringProperties, Springs  # noqa: E402
-from fem.dynamics import Phase, State, integrate  # noqa: E402
-from fem.explicit import modal_basis, modal_central_differences  # noqa: E402
-from fem.loads import ImposedDisplacement  # noqa: E402
-from fem.results import HistoryWriter  # noqa: E402
+from fem.io import output_folder  # noqa: E402
+from fem.stage.discrete import SpringProperties, Springs  # noqa: E402
+from fem.time.dynamics import Phase, State, integrate  # noqa: E402
+from fem.time.explicit import modal_basis, modal_central_differences  # noqa: E402
+from fem.loads.applied import ImposedDisplacement  # noqa: E402
+from fem.io.results import HistoryWriter  # noqa: E402
 from fem import ranges  # noqa: E402
-from fem.run import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
-from fem.schemes import Newmark  # noqa: E402
+from fem.run.lifecycle import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
+from fem.stage.schemes import Newmark  # noqa: E402
 
 METHODS = ("modal", "direct")
 BENCHMARK = dict(mass=100.0, k=1.0e4, k_shock=1.0e6, v0=1.0)
@@ -337,7 +333,7 @@ def build_checks(shocks: list[dict], f_max_abs: float, cf: ClosedForm, t_end: fl
 
 # ------------------------------------------------------------------------------ command line
 def parse_args(argv=None):
-    """The command line (:class:`fem.run.CaseParser`: a bad flag or value raises fem.run.BadInput)."""
+    """The command line (:class:`fem.run.lifecycle.CaseParser`: a bad flag or value raises fem.run.lifecycle.BadInput)."""
     p = parser("sdnd101.py", __doc__)
     p.add_argument("--mass", type=finite, default=BENCHMARK["mass"], help="mass m [kg] (M_T_D_N)")
     p.add_argument("--k", type=finite, default=BENCHMARK["k"], help="ground spring stiffness k [N/m] (K_T_D_N)")
@@ -357,7 +353,7 @@ def parse_args(argv=None):
 
 
 def check_input(args) -> ClosedForm:
-    """Refuse impossible values (fem.run.BadInput, the message in the flags' own names and units);
+    """Refuse impossible values (fem.run.lifecycle.BadInput, the message in the flags' own names and units);
     returns the closed form of the run's parameters."""
     if args.convergence > ranges.HALVINGS.high:  # before validate(): 10**400 levels overflow a float
         ranges.HALVINGS.check("--convergence", args.convergence)
@@ -398,7 +394,7 @@ def total_steps(dt: float, t_end: float, levels: int) -> float:
 
 
 def main(argv=None) -> int:
-    """Run SDND101 (exit codes: fem.run.execute)."""
+    """Run SDND101 (exit codes: fem.run.lifecycle.execute)."""
     return execute(_main, argv)
 
 

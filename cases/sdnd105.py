@@ -41,10 +41,10 @@ check.
 
 Outputs in --out (default results/sdnd105<modeling>; an earlier run's files are removed first):
 history.csv (t, displacement and velocity of the masses, penetration, force, max and residual crush,
-energies, written as the run goes), summary.json (fem.run header: status, configuration, command,
+energies, written as the run goes), summary.json (fem.run.lifecycle header: status, configuration, command,
 version, parameters; then t_buckle, max_compression, residual_crush, rebound_velocity, checks),
 sdnd105.png (force vs penetration with the law's envelope; displacement vs time). A table of
-results against references is printed. Exit codes: fem.run (2: bad input, one line naming the flag;
+results against references is printed. Exit codes: fem.run.lifecycle (2: bad input, one line naming the flag;
 1: Newton failed, history on disk; 130/143: interrupted).
 
 Run:  python cases/sdnd105.py --modeling c [--dt 1e-3] [--out DIR] [--quiet] [--force] [--help for every
@@ -53,7 +53,7 @@ Run:  python cases/sdnd105.py --modeling c [--dt 1e-3] [--out DIR] [--quiet] [--
 from __future__ import annotations
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import math
 import re
@@ -65,23 +65,19 @@ import numpy as np
 from scipy.integrate import quad
 from scipy.optimize import brentq
 
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:  # shared one-dof helpers, also when this file is loaded by path
-    sys.path.append(_HERE)
-
-from one_dof_common import check_budget, parser, start_run, validate  # noqa: E402
+from cases.one_dof_common import check_budget, parser, start_run, validate  # noqa: E402
 
 from contact.buckling import BucklingLaw, BucklingShocks, node_pairs  # noqa: E402
 from contact.zone import RigidPlane, node_zone  # noqa: E402
-from fem import output_folder  # noqa: E402
-from fem.dynamics import NewtonSettings, Phase, State, run_phases  # noqa: E402
-from fem.loads import ImposedDisplacement  # noqa: E402
-from fem.mesh import Mesh  # noqa: E402
-from fem.model import Model  # noqa: E402
-from fem.recorder import NodeProbe, RunRecorder  # noqa: E402
+from fem.io import output_folder  # noqa: E402
+from fem.time.dynamics import NewtonSettings, Phase, State, run_phases  # noqa: E402
+from fem.loads.applied import ImposedDisplacement  # noqa: E402
+from fem.mesh.mesh import Mesh  # noqa: E402
+from fem.model.assembly import Model  # noqa: E402
+from fem.io.recorder import NodeProbe, RunRecorder  # noqa: E402
 from fem import ranges  # noqa: E402
-from fem.run import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
-from fem.schemes import Newmark  # noqa: E402
+from fem.run.lifecycle import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
+from fem.stage.schemes import Newmark  # noqa: E402
 
 MODELINGS = ("a", "b", "c", "d")
 T_RETURN = math.pi / 6 + 2 * math.sqrt(3.0) + (math.pi + 6) / math.sqrt(2.0)  # a, b: back at x = 0
@@ -570,7 +566,7 @@ def law_message(message: str) -> str:
 
 
 def parse_args(argv=None):
-    """The command line (:class:`fem.run.CaseParser`: a bad flag or value raises fem.run.BadInput)."""
+    """The command line (:class:`fem.run.lifecycle.CaseParser`: a bad flag or value raises fem.run.lifecycle.BadInput)."""
     p = parser("sdnd105.py", __doc__)
     p.add_argument("--modeling", choices=MODELINGS, default="a", help="SDND105 modeling (default a)")
     p.add_argument("--out", type=Path, default=None,
@@ -637,7 +633,7 @@ def check_ranges(config: Sdnd105Config) -> None:
 
 
 def check_input(config: Sdnd105Config) -> None:
-    """Refuse impossible values (fem.run.BadInput, the message in the flags' own names and units;
+    """Refuse impossible values (fem.run.lifecycle.BadInput, the message in the flags' own names and units;
     the law's own checks are re-worded with the flags)."""
     validate([("--mass", config.mass, ">0", "kg"), ("--v0", config.v0, ">0", "m/s (toward the wall)"),
               ("--dt", config.dt, ">0", "s"), ("--dt-fine", config.dt_fine, ">0", "s"),
@@ -677,7 +673,7 @@ def centre_window(config: Sdnd105Config) -> Sdnd105Config:
 
 
 def main(argv=None) -> int:
-    """Run SDND105 (exit codes: fem.run.execute)."""
+    """Run SDND105 (exit codes: fem.run.lifecycle.execute)."""
     return execute(_main, argv)
 
 

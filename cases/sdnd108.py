@@ -58,10 +58,10 @@ penetration (whatever the scheme, alpha, steps or t_end), else 'custom': the Cod
 dropped and DZ is checked against the closed form of the run's own parameters and detachment
 criterion. An HHT alpha in (-1, -1/3) runs with a warning line (first order, strong damping).
 
-Outputs in --out (an earlier run's files are removed first): summary.json (fem.run header: status,
+Outputs in --out (an earlier run's files are removed first): summary.json (fem.run.lifecycle header: status,
 configuration, command, version, parameters; then the measurements and checks), history.csv (t, u,
 v, a, penetration, force, status, energy; written as the run goes), sdnd108.png (DZ with the closed
-form, and the ground force, vs time). Exit codes: fem.run (2: bad input, one line naming the flag;
+form, and the ground force, vs time). Exit codes: fem.run.lifecycle (2: bad input, one line naming the flag;
 1: Newton failed, history on disk; 130/143: interrupted).
 
 Run:  python cases/sdnd108.py --modeling a|b [--scheme hht|average] [--alpha -0.1] [--dt DT]
@@ -71,7 +71,7 @@ Run:  python cases/sdnd108.py --modeling a|b [--scheme hht|average] [--alpha -0.
 
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import functools
 import math
@@ -83,21 +83,17 @@ import numpy as np
 from scipy.linalg import expm
 from scipy.optimize import brentq
 
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:  # shared one-dof helpers, also when this file is loaded by path
-    sys.path.append(_HERE)
-
-from one_dof_common import (NODE, all_passed, check, check_budget, crossing, departures,  # noqa: E402
+from cases.one_dof_common import (NODE, all_passed, check, check_budget, crossing, departures,  # noqa: E402
                             parser, point_model, print_checks, record_run, start_run, validate)
 
 from contact.penalty import ShockLaw, ShockSprings  # noqa: E402
 from contact.zone import RigidPlane, node_zone  # noqa: E402
-from fem import output_folder  # noqa: E402
-from fem.dynamics import Phase, State, run_phases  # noqa: E402
-from fem.loads import Gravity, ImposedDisplacement  # noqa: E402
+from fem.io import output_folder  # noqa: E402
+from fem.time.dynamics import Phase, State, run_phases  # noqa: E402
+from fem.loads.applied import Gravity, ImposedDisplacement  # noqa: E402
 from fem import ranges  # noqa: E402
-from fem.run import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
-from fem.schemes import HHT, Newmark  # noqa: E402
+from fem.run.lifecycle import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
+from fem.stage.schemes import HHT, Newmark  # noqa: E402
 
 MODELINGS = ("a", "b")
 SCHEMES = ("hht", "average")
@@ -381,7 +377,7 @@ def build_checks(run: Run, measured: dict, cf: Bounce, modeling: str, scheme: st
 
 # ------------------------------------------------------------------------------ command line
 def parse_args(argv=None):
-    """The command line (:class:`fem.run.CaseParser`: a bad flag or value raises fem.run.BadInput)."""
+    """The command line (:class:`fem.run.lifecycle.CaseParser`: a bad flag or value raises fem.run.lifecycle.BadInput)."""
     p = parser("sdnd108.py", __doc__)
     p.add_argument("--modeling", choices=MODELINGS, default="a", help="a: elastic ground; b: absorbing ground")
     p.add_argument("--mass", type=finite, default=1.0, help="mass m [kg]")
@@ -410,7 +406,7 @@ def parse_args(argv=None):
 
 
 def check_input(args, c: float) -> tuple[Bounce, list[tuple[float, float, float]], list[str]]:
-    """Refuse impossible values (fem.run.BadInput, the message in the flags' own names and units).
+    """Refuse impossible values (fem.run.lifecycle.BadInput, the message in the flags' own names and units).
     Returns the closed form of the run's parameters, the time steps as phases, and warnings (one
     line each) for input that is usable but suspicious."""
     validate([
@@ -462,7 +458,7 @@ def check_input(args, c: float) -> tuple[Bounce, list[tuple[float, float, float]
 
 
 def main(argv=None) -> int:
-    """Run SDND108 (exit codes: fem.run.execute)."""
+    """Run SDND108 (exit codes: fem.run.lifecycle.execute)."""
     return execute(_main, argv)
 
 

@@ -8,12 +8,12 @@ spring k = 10 N/m, one-sided elastic stop K = 50 N/m beyond a gap of 0.01 m::
 Code_Aster computes the mode by harmonic balance (MODE_NON_LINE, 'EHMAN') with a regularised stop
 (PARA_REGUL 5e-5); here the exact piecewise-linear law is used and the periodic orbits are found by
 shooting on the exact event-driven flow, the branch by pseudo-arclength continuation from first
-contact E0 = k gap^2/2, stability by Floquet multipliers (contact/nnm.py, whose docstring has the
+contact E0 = k gap^2/2, stability by Floquet multipliers (contact/references/nnm.py, whose docstring has the
 formulas and what "stable" means for this conservative system).
 
 Checked (summary.json "checks", printed as a table):
 
-* frequency at --energy vs the exact closed form (derived in contact/nnm.py, confirmed by time
+* frequency at --energy vs the exact closed form (derived in contact/references/nnm.py, confirmed by time
   integration), for the run's own parameters (1e-9);
 * the same vs Code_Aster's reference formula (0.646217 Hz at the tested energy), which drops a term
   (-k K gap^2) of the contact amplitude: expect 6.4e-4, inside Code_Aster's PRECISION 1e-3 (graded
@@ -23,13 +23,13 @@ Checked (summary.json "checks", printed as a table):
 * the largest relative deviation of the continued branch from the closed form (1e-9).
 
 Configuration: 'benchmark' for the default m, k, K, gap and the tested energy (--e-max aside), else
-'custom'. The branch needs about 4 (e_max/E0 - 1) continuation points: beyond fem.run.MAX_STEPS the
+'custom'. The branch needs about 4 (e_max/E0 - 1) continuation points: beyond fem.run.lifecycle.MAX_STEPS the
 run is refused unless --force.
 
-Outputs in --out (an earlier run's files are removed first): summary.json (fem.run header: status,
+Outputs in --out (an earlier run's files are removed first): summary.json (fem.run.lifecycle header: status,
 configuration, command, version, parameters), curve.csv (energy, frequency, stable, ... along the
 branch), sdnd122.png (branch vs closed form, Code_Aster's formula, the linear frequency). Exit
-codes: fem.run (2: bad input, one line naming the flag; 130/143: interrupted).
+codes: fem.run.lifecycle (2: bad input, one line naming the flag; 130/143: interrupted).
 
 Run:  python cases/sdnd122.py [--energy 6.50108331626e-3] [--e-max J] [--out results/sdnd122] [--quiet]
       [--force]
@@ -37,7 +37,7 @@ Run:  python cases/sdnd122.py [--energy 6.50108331626e-3] [--e-max J] [--out res
 from __future__ import annotations
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import csv
 import math
@@ -46,17 +46,13 @@ from pathlib import Path
 
 import numpy as np
 
-_HERE = str(Path(__file__).resolve().parent)
-if _HERE not in sys.path:  # shared one-dof helpers, also when this file is loaded by path
-    sys.path.append(_HERE)
+from cases.one_dof_common import all_passed, check, check_budget, parser, print_checks, start_run, validate  # noqa: E402
 
-from one_dof_common import all_passed, check, check_budget, parser, print_checks, start_run, validate  # noqa: E402
-
-from contact.nnm import (StopOscillator, aster_formula_frequency, closed_form_frequency,  # noqa: E402
+from contact.references.nnm import (StopOscillator, aster_formula_frequency, closed_form_frequency,  # noqa: E402
                          continue_branch, integrate_numerically, periodic_orbit)
-from fem import output_folder  # noqa: E402
+from fem.io import output_folder  # noqa: E402
 from fem import ranges  # noqa: E402
-from fem.run import BadInput, add_run_flags, execute, finite  # noqa: E402
+from fem.run.lifecycle import BadInput, add_run_flags, execute, finite  # noqa: E402
 
 ASTER_ENERGY = 6.50108331626e-3      # es of sdnd122a.comm [J]
 ASTER_REFERENCE = 0.646217           # VALE_REFE, the file's closed form at es [Hz] (rounded as in the document)
@@ -67,7 +63,7 @@ DEFAULTS = StopOscillator()
 
 
 def parse_args(argv=None):
-    """The command line (:class:`fem.run.CaseParser`: a bad flag or value raises fem.run.BadInput)."""
+    """The command line (:class:`fem.run.lifecycle.CaseParser`: a bad flag or value raises fem.run.lifecycle.BadInput)."""
     p = parser("sdnd122.py", __doc__)
     p.add_argument("--energy", type=finite, default=ASTER_ENERGY, help="energy of the tested orbit [J]")
     p.add_argument("--e-max", type=finite, default=None,
@@ -88,7 +84,7 @@ POINTS_PER_E0 = 4.0
 
 
 def check_input(args) -> tuple[StopOscillator, float]:
-    """Refuse impossible values (fem.run.BadInput, the message in the flags' own names and units).
+    """Refuse impossible values (fem.run.lifecycle.BadInput, the message in the flags' own names and units).
     Returns the oscillator and the end of the branch [J]."""
     validate([("--mass", args.mass, ">0", "kg"), ("--k", args.k, ">0", "N/m"), ("--k-stop", args.k_stop, ">0", "N/m"),
               ("--gap", args.gap, ">0", "m"), ("--energy", args.energy, ">0", "J"), ("--e-max", args.e_max, ">0", "J")])
@@ -122,7 +118,7 @@ def branch_points(osc: StopOscillator, e_max: float) -> float:
 
 
 def main(argv=None) -> int:
-    """Run SDND122 (exit codes: fem.run.execute)."""
+    """Run SDND122 (exit codes: fem.run.lifecycle.execute)."""
     return execute(_main, argv)
 
 
@@ -158,8 +154,8 @@ def _main(argv) -> int:
     # ---------------------------------------------------------------- checks against references
     checks = [
         check("frequency [Hz] vs exact closed form", orbit.frequency, f_closed, CLOSED_FORM_TOL,
-              "closed form (contact/nnm.py) for this run's parameters",
-              note="derived in contact/nnm.py, confirmed by time integration"),
+              "closed form (contact/references/nnm.py) for this run's parameters",
+              note="derived in contact/references/nnm.py, confirmed by time integration"),
     ]
     if benchmark:
         checks.append(check("frequency [Hz] vs Code_Aster reference formula", orbit.frequency, f_aster_formula,
@@ -180,7 +176,7 @@ def _main(argv) -> int:
                         CLOSED_FORM_TOL, "time integration",
                         note="|z(T) - z0| / |x0| with v scaled by w1; independent of the closed-form flow"))
     checks.append(check("branch frequency vs closed form, max over the branch", float(branch_error.max()), 0.0,
-                        CLOSED_FORM_TOL, "closed form (contact/nnm.py) for this run's parameters",
+                        CLOSED_FORM_TOL, "closed form (contact/references/nnm.py) for this run's parameters",
                         note=f"{branch.energy.size} points, E0 = {e0:.6g} J to {e_max:.6g} J"))
 
     summary = {

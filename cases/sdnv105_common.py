@@ -39,35 +39,36 @@ from typing import Callable
 
 import numpy as np
 
+from fem.constants import GRAVITY
 from contact.multipliers import MultiplierContact
-from contact import rocking
+from contact.references import rocking
 from contact.impacts import velocity_contact_from
 from contact.output import ContactRecorder, impulse
 from contact.penalty import ShockLaw, ShockSprings
 from contact.state import OPEN
 from contact.zone import RigidPlane, contact_zone, node_zone
-from fem import output_folder
+from fem.io import output_folder
 from fem import ranges
-from fem.dynamics import ConvergenceError, NewtonSettings, Phase, State, StepResult, integrate
-from fem.energy import CreationWatch, EnergyCreated
-from fem.functions import PiecewiseLinear
-from fem.loads import Gravity, ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.mesh import Mesh
-from fem.mesh_check import check_mesh
-from fem.mesh_io import read_mesh
-from fem.model import Model
-from fem.recorder import NodeProbe, RunRecorder, add_run_statistics, record_steps, rows_as_arrays, timed_steps
-from fem.run import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,
+from fem.time.dynamics import ConvergenceError, NewtonSettings, Phase, State, StepResult, integrate
+from fem.stage.energy import CreationWatch, EnergyCreated
+from fem.loads.functions import PiecewiseLinear
+from fem.loads.applied import Gravity, ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.mesh.mesh import Mesh
+from fem.mesh.check import check_mesh
+from fem.mesh.read import read_mesh
+from fem.model.assembly import Model
+from fem.io.recorder import NodeProbe, RunRecorder, add_run_statistics, record_steps, rows_as_arrays, timed_steps
+from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,
                      check_resources, command_line, count_steps, estimate, execute, finite, prepare_output,
                      require_all)
-from fem.interrupt import Interrupted
-from fem.schemes import HHT, Theta
-from fem.stepping import EventSteps, run_with_events, time_to_closing
+from fem.time.interrupt import Interrupted
+from fem.stage.schemes import HHT, Theta
+from fem.time.stepping import EventSteps, run_with_events, time_to_closing
 
 logger = logging.getLogger(__name__)
 
-G = 9.81
+G = GRAVITY
 # verbatim copy of ../shared/reference/code_aster_tests.json (tests check it is identical)
 REFERENCE_FILE = Path(__file__).resolve().parent / "reference" / "code_aster_tests.json"
 
@@ -75,7 +76,7 @@ REFERENCE_FILE = Path(__file__).resolve().parent / "reference" / "code_aster_tes
 GRAVITY_RAMP = PiecewiseLinear((-1.95, -1.65), (0.0, 1.0))
 TILT_RAMP = PiecewiseLinear((-1.95, -1.2, -1.1, -1.0, -0.8, -0.5, 0.0), (0.0, 0.0, 0.005, 0.1, 0.3, 1.0, 1.0))
 TILT_START = -1.05  # s: the tilt restarts from the self-weight state at this instant (sdnv105.md §1.3)
-#: the smallest --tilt-angle [rad]: the rigid reference (contact.rocking) integrates the angle with an
+#: the smallest --tilt-angle [rad]: the rigid reference (contact.references.rocking) integrates the angle with an
 #: absolute tolerance of 1e-14 rad (cases/rigid_rocking.py's AMPLITUDE_FLOOR, for the same reason)
 TILT_FLOOR = 1e-8
 
@@ -105,7 +106,7 @@ TILT_RULES = {
     "auto": "code_aster for the benchmark's physics, exact otherwise",
 }
 # When the release's contacts close and open (--contact-events; a and c, Lagrange / augmented
-# contact; contact.multipliers, fem.dynamics.step_with_release)
+# contact; contact.multipliers, fem.time.dynamics.step_with_release)
 CONTACT_EVENTS = {
     "immediate": "Code_Aster's: a contact closes at the end of the step in which it penetrates and opens in the "
                  "step in which its reaction would turn to traction",
@@ -120,11 +121,11 @@ TILT_STRAIN_LIMIT = 0.01
 #: largest --round-off (the ensemble has 2K + 1 runs)
 ROUND_OFF_MAX = 16
 # A completed run whose energy books miss by more than this fraction of the potential-energy drop
-# (energy_balance's relative_error) exits with fem.run.EXIT_FAILED
+# (energy_balance's relative_error) exits with fem.run.lifecycle.EXIT_FAILED
 ENERGY_LIMIT = 0.01
 # A release whose contact gives back, over one contact event, more than this fraction of the run's
 # energy scale (the rigid block's potential-energy drop to its first impact: all the energy the
-# rocking has) than it took in it fails (fem.energy.CreationWatch: the books' contact and friction
+# rocking has) than it took in it fails (fem.stage.energy.CreationWatch: the books' contact and friction
 # work over the event; by their identity, the mechanical energy gained beyond the work put in and
 # the energy damping and the time scheme removed).
 # * CREATION_LIMIT, 1 %: contacts that give nothing back by construction (the located rules of a and
@@ -245,7 +246,7 @@ class Config:
     auto_steps: bool = False
     # --benchmark-steps: the benchmark's windows on a custom run (whose default is event-driven steps)
     benchmark_steps: bool = False
-    mass: str = "consistent"  # a, c: "redistributed" frees the block's base of mass (fem.mass)
+    mass: str = "consistent"  # a, c: "redistributed" frees the block's base of mass (fem.model.mass)
     mesh: Path | None = None
     # a uniform nx x ny block (nx even) generated for the run (meshes.generate, layout "refined"),
     # with the table of the modeling's mesh conforming with its base; None: the modeling's mesh
@@ -280,7 +281,7 @@ class Config:
         """The release's time steps (summary.json ``steps``, report.md): ``uniform`` for d (steps of
         --dt, the theta scheme; no windows and no event-driven steps), ``benchmark`` (the benchmark's
         windows: fine steps around the benchmark's own impact instants, coarse steps between), or ``events``
-        (fem.stepping's event-driven steps: fine from before each predicted impact and through every
+        (fem.time.stepping's event-driven steps: fine from before each predicted impact and through every
         contact event, coarse elsewhere). --auto-steps asks for ``events``, --benchmark-steps for
         ``benchmark``; by default the benchmark configuration keeps its windows and a custom run takes
         ``events``: the windows are placed for the benchmark's block and tilt, and another run's
@@ -331,7 +332,7 @@ class Config:
                        out=self.out if self.out is not None else Path(f"results/sdnv105{self.modeling}"))
 
     def validate(self) -> None:
-        """Refuse impossible values (:class:`fem.run.BadInput`, the message in the flag's own name
+        """Refuse impossible values (:class:`fem.run.lifecycle.BadInput`, the message in the flag's own name
         and unit; non-finite numbers are refused by the command line already)."""
         alpha = math.atan2(self.width, self.height)
         checks = [
@@ -402,7 +403,7 @@ class Config:
                          ("--amor-nor", self.amor_nor, r.DASHPOT), ("--amor-tan", self.amor_tan, r.DASHPOT)])
         require_all([(self.tilt_angle >= TILT_FLOOR,
                       f"--tilt-angle {r.number(self.tilt_angle)} rad is below {r.number(TILT_FLOOR)} rad: the rigid "
-                      f"reference (contact.rocking) integrates the angle to 1e-14 rad, a smaller tilt is computed to "
+                      f"reference (contact.references.rocking) integrates the angle to 1e-14 rad, a smaller tilt is computed to "
                       f"worse than 1e-6")])
         weight = self.rho * G * self.height  # [Pa] at the block's base, on the table's top
         r.check_self_weight("--rho, --height, --young", weight, self.young)
@@ -505,7 +506,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
     if modeling in ("a", "c"):
         p.add_argument("--mass", choices=("consistent", "redistributed"), default="consistent",
                        help="mass matrix: Code_Aster's consistent mass (default), or redistributed: the block's "
-                            "base nodes massless, its mass, centre and inertia kept (fem.mass)")
+                            "base nodes massless, its mass, centre and inertia kept (fem.model.mass)")
         p.add_argument("--contact-events", choices=list(CONTACT_EVENTS), default="auto",
                        help="when the release's contacts close and open: immediate = Code_Aster's rule (at the "
                             "end of the step); located = at their instant inside the step; auto (default) = "
@@ -518,7 +519,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
                             "(cases/convergence.py)")
         steps = p.add_mutually_exclusive_group()
         steps.add_argument("--auto-steps", action="store_true",
-                           help="instead of the benchmark's windows, fem.stepping's event-driven steps: --dt-fine "
+                           help="instead of the benchmark's windows, fem.time.stepping's event-driven steps: --dt-fine "
                                 "from before a predicted impact and for 3 ms after any contact opening or closing, "
                                 "steps growing (x2 a step) to --dt elsewhere (the default of a custom run)")
         steps.add_argument("--benchmark-steps", action="store_true",
@@ -600,7 +601,7 @@ def _friction_demand(b: float, l: float, tilt: float, rho: float) -> float:
 
 def friction_demand(config: Config) -> float:
     """Largest |R_T|/R_N at the pivot of the rigid block from the release to the first impact
-    (contact.rocking, exact nonlinear rocking): below it the pivot slides and the rigid-rocking
+    (contact.references.rocking, exact nonlinear rocking): below it the pivot slides and the rigid-rocking
     reference does not apply."""
     return _friction_demand(config.width / 2, config.height / 2, config.tilt_angle, config.rho)
 
@@ -666,7 +667,7 @@ def build(config: Config) -> Study:
         warnings.append(f"--mesh {config.mesh}: its table (region GROUN) is ignored: modeling {config.modeling} "
                         f"has no table, the block's corners hit a rigid floor through shock springs")
     # a crack (unmerged duplicate nodes) or a floating part would make the system singular: refuse
-    # it here, naming the nodes (fem.mesh_check); b's block is held by its three shock springs
+    # it here, naming the nodes (fem.mesh.check); b's block is held by its three shock springs
     used = Mesh(mesh.points, {k: v for k, v in mesh.cell_groups.items() if k in regions or v.dim == 1},
                 mesh.node_groups)
     try:
@@ -979,7 +980,7 @@ def contact_node_name(study: Study, k: int | None) -> str:
 
 def creation_report(study: Study, watch: CreationWatch) -> dict:
     """summary.json's ``energy_creation``: the energy scale and the limit, the contact events seen
-    and the largest energy one created (fem.energy.CreationWatch), with its node."""
+    and the largest energy one created (fem.stage.energy.CreationWatch), with its node."""
     largest = watch.largest
     return {"scale": watch.scale, "scale_is": "the rigid block's potential-energy drop to its first impact",
             "limit": watch.limit,
@@ -1016,7 +1017,7 @@ def _stored_energy(contact) -> float:
 
 def _watched(study: Study, watch: CreationWatch | None, steps):
     """The results of ``steps`` (a step generator; its return value is returned), each one followed,
-    once the caller has recorded it, by the contact's energy watch: raises fem.energy.EnergyCreated,
+    once the caller has recorded it, by the contact's energy watch: raises fem.stage.energy.EnergyCreated,
     naming the time and the contact node, when a contact event created more than the watch's limit."""
     if watch is None:
         return (yield from steps)
@@ -1042,7 +1043,7 @@ POST_IMPACT_MAX = 10e-3
 
 def _predicted_impact(contact, previous: tuple | None, t: float) -> float:
     """Time until the first open contact node closes, from the gap and its rate over the last
-    step (inf when no node is closing; fem.stepping.time_to_closing)."""
+    step (inf when no node is closing; fem.time.stepping.time_to_closing)."""
     if previous is None:
         return np.inf
     st = contact.state()
@@ -1054,7 +1055,7 @@ def _predicted_impact(contact, previous: tuple | None, t: float) -> float:
 def _windows(study: Study) -> list[Window]:
     """The release windows: the benchmark's schedule, or for event-driven steps (Config.steps:
     --auto-steps, a custom run's default) its fine start followed by one coarse window (run by
-    fem.stepping, :func:`_run_release`)."""
+    fem.time.stepping, :func:`_run_release`)."""
     cfg = study.config
     if cfg.spec.contact == "theta":  # d: uniform steps, no windows (impacts are first-order events)
         rows = [(0.0, 1e9, "uniform", 0.0, False)]
@@ -1071,7 +1072,7 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
     time and watch the contact: when an open node is predicted to close within 1.5 coarse steps and
     before the next fine window starts, fine steps with alpha = -0.2 run until 3 ms after the
     predicted impact. With event-driven steps (Config.steps), after the fine start the steps are
-    fem.stepping's (fine steps with alpha = -0.2 through every contact event). Every step is
+    fem.time.stepping's (fine steps with alpha = -0.2 through every contact event). Every step is
     followed by the contact's energy watch (:func:`_watched`). Returns the automatic refinements
     made."""
     cfg = study.config
@@ -1106,7 +1107,7 @@ def _run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict],
             extended += POST_IMPACT_CHUNK
 
     if cfg.steps == "events":
-        # the benchmark's fine start, then fem.stepping: fine steps (HHT IMPACT_ALPHA) from before a
+        # the benchmark's fine start, then fem.time.stepping: fine steps (HHT IMPACT_ALPHA) from before a
         # predicted impact and for IMPACT_FINE_AFTER after every contact status change, steps
         # growing to --dt elsewhere
         start = windows[0]
@@ -1325,7 +1326,7 @@ def _rigid_row(quantity: str, window: str, value, reference: float, tolerance: f
 
 def rigid_checks(config: Config, R: dict, impacts: list[dict], rigid: dict) -> list[dict]:
     """Checks of a custom run against the rigid block recomputed for its own width, height, tilt and
-    density (contact.rocking): first impact instant and kinetic energy before it, largest |RT|/RN at
+    density (contact.references.rocking): first impact instant and kinetic energy before it, largest |RT|/RN at
     the pivot O before it, and for modeling d every later impact. ``within_tolerance`` is None (no
     verdict) for an impact the run does not reach, and for every row when the pivot slides
     (mu below the rigid block's friction demand), since the rigid reference assumes it sticks."""
@@ -1394,7 +1395,7 @@ def energy_balance(R: dict, P: dict) -> dict:
         kinetic + strain + gravity potential + Rayleigh damping + contact work + friction work
         + numerical dissipation of the time scheme - work of the supports = constant
 
-    every term computed on its own (fem.energy: the contact laws' works from their reactions and
+    every term computed on its own (fem.stage.energy: the contact laws' works from their reactions and
     gap / slip changes, the scheme's dissipation from its energy identity)
 
     ``initial_energy`` is the strain and kinetic energy of the model at the release (the strain
@@ -1425,7 +1426,7 @@ def energy_check(energy: dict) -> dict:
     """Whether the energy books of the release agree with the motion computed: ``passed`` is False
     when their largest balance error exceeds ENERGY_LIMIT of the potential-energy drop
     (``relative_error`` of :func:`energy_balance`), None when the run has no drop to compare with.
-    A completed run that fails it exits with fem.run.EXIT_FAILED (status stays ``complete``)."""
+    A completed run that fails it exits with fem.run.lifecycle.EXIT_FAILED (status stays ``complete``)."""
     rel = energy.get("relative_error")
     check = {"relative_error": rel, "limit": ENERGY_LIMIT, "passed": None if rel is None else bool(rel <= ENERGY_LIMIT)}
     if rel is None:
@@ -1440,7 +1441,7 @@ def energy_check(energy: dict) -> dict:
 
 # ----------------------------------------------------------------------------------- outputs
 def rigid_reference(config: Config) -> dict:
-    """Event-driven rigid-block rocking (contact.rocking, exact nonlinear equation, Housner's
+    """Event-driven rigid-block rocking (contact.references.rocking, exact nonlinear equation, Housner's
     impact law of the document) for the run's geometry: impact instants, kinetic energies before
     and after each impact, and the kinetic-energy curve for the plots."""
     result = rocking.rock(config.width / 2, config.height / 2, config.tilt_angle, g=G, rho=config.rho,
@@ -1554,7 +1555,7 @@ def write_report(out: Path, config: Config, summary: dict) -> Path:
         lines += [f"This run departs from the benchmark ({', '.join(summary['departures'])}): Code_Aster's values "
                   f"are those of the benchmark's parameters and do not apply, so the Code_Aster columns are empty. "
                   f"The references are the rigid block recomputed for this run's width, height, tilt and density "
-                  f"(contact.rocking, exact nonlinear rocking and the document's impact law): the first impact, the "
+                  f"(contact.references.rocking, exact nonlinear rocking and the document's impact law): the first impact, the "
                   f"kinetic energy before it and the friction the pivot needs"
                   f"{' (and every impact, modeling d having the rigid impact law)' if config.modeling == 'd' else ''}."
                   f" A verdict is given only where that reference applies.", ""]
@@ -1713,7 +1714,7 @@ def decided_by_round_off(rows: list[dict]) -> list[dict]:
 
 
 def summarize(study: Study, output: RunOutput) -> dict:
-    """What summary.json holds besides the run header (fem.run.Run): the configuration's checks
+    """What summary.json holds besides the run header (fem.run.lifecycle.Run): the configuration's checks
     (Code_Aster's tests for the benchmark configuration, the rigid block recomputed for this run's
     parameters for a custom one), impacts, energy balance, rigid-body reference, run statistics."""
     cfg = study.config
@@ -1748,7 +1749,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
 STEPS = {"benchmark": "the benchmark's windows: fine steps (--dt-fine) around the benchmark's own impact instants, "
                        "coarse steps (--dt) between them, with fine steps added where an impact is predicted within "
                        "1.5 coarse steps",
-         "events": "event-driven (fem.stepping): fine steps (--dt-fine) from before each predicted impact and for "
+         "events": "event-driven (fem.time.stepping): fine steps (--dt-fine) from before each predicted impact and for "
                    "3 ms after every contact opening or closing, coarse steps growing x2 a step up to --dt elsewhere",
          "uniform": "uniform steps of --dt (modeling d, the theta-scheme: no windows, no event-driven steps)"}
 
@@ -1804,7 +1805,7 @@ def refined_mesh_size(config: Config) -> tuple[float, float]:
 
 
 def run_case(modeling: str, argv=None, description: str = "", integrator=integrate) -> int:
-    """Parse, build, run, post-process, write (exit codes: fem.run). Returns the exit code."""
+    """Parse, build, run, post-process, write (exit codes: fem.run.lifecycle). Returns the exit code."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if modeling not in MODELINGS:
         print(f"error: unknown modeling {modeling!r}; choose one of {sorted(MODELINGS)}", file=sys.stderr)
@@ -1843,7 +1844,7 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
     summary = record.close()  # summary.json last: a folder that says complete holds every file
     _print_table(summary)
     if output.interrupted is not None:
-        raise output.interrupted  # fem.run.execute: one line, exit code 130 / 143
+        raise output.interrupted  # fem.run.lifecycle.execute: one line, exit code 130 / 143
     if ensemble_interrupted is not None:
         print(f"note: the run is complete; its round-off ensemble was interrupted after "
               f"{summary['round_off']['runs']} of {summary['round_off']['asked']} runs (report.md)", file=sys.stderr)

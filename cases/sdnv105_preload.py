@@ -24,10 +24,10 @@ meshes/sdnv105_quad4.msh) are SDNV105's, whatever the time step, HHT alpha, end 
 else ``custom``, in which Code_Aster's value is neither shown nor graded.
 
 Outputs in --out: history.csv (DY(C1), reactions, energies per step), solution.pvd (ParaView),
-summary.json (fem.run: status, configuration, command, version, parameters; then the values and
+summary.json (fem.run.lifecycle: status, configuration, command, version, parameters; then the values and
 checks), and a plot preload.png.
 
-Exit codes (fem.run): 0 done; 2 invalid input (one line naming the flag: a non-positive modulus,
+Exit codes (fem.run.lifecycle): 0 done; 2 invalid input (one line naming the flag: a non-positive modulus,
 density or time step, a Poisson's ratio outside (-1, 0.5), negative damping, an HHT alpha outside
 (-1, 0], an end time not after -1.95 s, a mesh that cannot be read or lacks a group, a run too
 large); 1 a Newton failure (histories up to it on disk, summary.json ``failed``); 130 / 143
@@ -38,7 +38,7 @@ Run:  python cases/sdnv105_preload.py [--out results/sdnv105_preload] [--help fo
 from __future__ import annotations
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import argparse
 import filecmp
@@ -48,22 +48,23 @@ from pathlib import Path
 
 import numpy as np
 
-from fem import output_folder
+from fem.constants import GRAVITY
+from fem.io import output_folder
 from fem import ranges
-from fem.dynamics import NewtonSettings, Phase, State, integrate
-from fem.functions import PiecewiseLinear
-from fem.loads import Gravity, ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.mesh_check import check_mesh
-from fem.mesh_io import read_mesh
-from fem.model import Model
-from fem.recorder import NodeProbe, RunRecorder
-from fem.run import (BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources, command_line, estimate,
+from fem.time.dynamics import NewtonSettings, Phase, State, integrate
+from fem.loads.functions import PiecewiseLinear
+from fem.loads.applied import Gravity, ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.mesh.check import check_mesh
+from fem.mesh.read import read_mesh
+from fem.model.assembly import Model
+from fem.io.recorder import NodeProbe, RunRecorder
+from fem.run.lifecycle import (BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources, command_line, estimate,
                      execute, finite, prepare_output)
-from fem.schemes import HHT
+from fem.stage.schemes import HHT
 from meshes.generate import reference_mesh_path
 
-G = 9.81
+G = GRAVITY
 ASTER_DY_C1_MIN = -7.62369114e-9  # sdnv105a, VALE_CALC of DY(C1) min in the self-weight phase
 T_START, T_RAMP_END, T_END = -1.95, -1.65, -0.825  # the benchmark's self-weight phase [s]
 TABLE = dict(young=1.0e14, poisson=0.3, density=2500.0)
@@ -99,7 +100,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 def check_args(a: argparse.Namespace) -> None:
-    """Raise :class:`fem.run.BadInput` naming the first flag out of its range, in the flags' own names
+    """Raise :class:`fem.run.lifecycle.BadInput` naming the first flag out of its range, in the flags' own names
     and units (the command line has refused non-finite numbers)."""
     checks = [
         (a.young > 0, f"--young (block Young's modulus) must be > 0 Pa, got {a.young:g}"),
@@ -147,7 +148,7 @@ def check_ranges(a: argparse.Namespace) -> None:
 
 
 def resources(a: argparse.Namespace) -> Estimate:
-    """fem.run.estimate before the mesh is read: 25 nodes and 12 QUA4 for the reference mesh, else
+    """fem.run.lifecycle.estimate before the mesh is read: 25 nodes and 12 QUA4 for the reference mesh, else
     bounds from the file size (a .msh line is >= 30 bytes a node, >= 60 a cell, as
     cases/sdnv105_common.py counts); one step per --dt from -1.95 s (a float: a subnormal --dt gives
     inf, refused); the history is written as the run goes (a few hundred bytes a step kept)."""
@@ -225,7 +226,7 @@ def _main(argv) -> int:
               NodeProbe("ry_O", "O", "reaction", "y"), NodeProbe("ry_A", "A", "reaction", "y")]
     base_dofs = 2 * mesh.nodes("CONHAUT") + 1
     with RunRecorder(model, out, probes, kinetic_group="BLOCK") as rec:
-        # a ConvergenceError or an interruption propagates to fem.run.execute: every step before it
+        # a ConvergenceError or an interruption propagates to fem.run.lifecycle.execute: every step before it
         # is in history.csv and solution.pvd (the recorder closes its files on the way out)
         for result in integrate(model, phase, State.at_rest(model.n_dofs, T_START)):
             rec.record(result)
@@ -286,7 +287,7 @@ def _main(argv) -> int:
 
 
 def main(argv=None) -> int:
-    """Run the case (exit codes: fem.run)."""
+    """Run the case (exit codes: fem.run.lifecycle)."""
     return execute(_main, argv)
 
 
@@ -296,7 +297,7 @@ def _plot(out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fem.results import read_history
+    from fem.io.results import read_history
 
     h = read_history(out / "history.csv")
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))

@@ -7,11 +7,11 @@ release at rest, free rocking to 0.33 s) and compares with Code_Aster's tests (r
 """
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import sys
 
-from sdnv105_common import run_case
+from cases.sdnv105_common import run_case
 
 if __name__ == "__main__":
     sys.exit(run_case("a", description=__doc__))

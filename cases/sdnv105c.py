@@ -10,11 +10,11 @@ Run:  python cases/sdnv105c.py [--out results/sdnv105c] [--help for every parame
 """
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import sys
 
-from sdnv105_common import run_case
+from cases.sdnv105_common import run_case
 
 if __name__ == "__main__":
     sys.exit(run_case("c", description=__doc__))

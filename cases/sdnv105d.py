@@ -10,11 +10,11 @@ Run:  python cases/sdnv105d.py [--theta 0.55] [--dt 1e-4] [--help for every para
 """
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import sys
 
-from sdnv105_common import run_case
+from cases.sdnv105_common import run_case
 
 if __name__ == "__main__":
     sys.exit(run_case("d", description=__doc__))

@@ -2,15 +2,15 @@
 
     python cases/shaking_table.py --excitation sine-pulse --amplitude-g 1.2 --frequency-hz 2.6
 
-The table's support moves rigidly with the acceleration history chosen (fem.base_motion: harmonic,
+The table's support moves rigidly with the acceleration history chosen (fem.loads.base_motion: harmonic,
 one-sine or one-cosine pulse, a smooth ramp to a held acceleration, a recorded accelerogram). The
 run is written in the table's frame, as Code_Aster's CALC_CHAR_SEISME (MONO_APPUI): the supports
-stay fixed and every mass carries the d'Alembert force -M e a(t) (fem.loads.InertialLoad), so
+stay fixed and every mass carries the d'Alembert force -M e a(t) (fem.loads.applied.InertialLoad), so
 displacements are relative to the table and the table's own motion is in the history columns
 ``table_d``, ``table_v``, ``table_a``. Phases: the gravity preload (quasi-static, frictionless,
 DX(O1) held as in SDNV105), then the excitation from rest at t = 0 with friction ``--mu``.
 
-Steps: fem.stepping.EventSteps (fine steps ``--dt-fine`` from before a predicted impact and after
+Steps: fem.time.stepping.EventSteps (fine steps ``--dt-fine`` from before a predicted impact and after
 every contact opening or closing, coarse steps up to ``--dt`` elsewhere, bounded by the Newmark
 local error indicator). Modeling d (Moreau-Jean) takes uniform steps of ``--dt``.
 
@@ -21,7 +21,7 @@ end on and the blocks' energy below the barrier, on the near side of alpha; or n
 the rest of the motion below the uplift acceleration); otherwise, e.g. a block ending past alpha
 and still tipping, the verdict is "undecided" (``overturned`` null), never "no". The rigid
 reference is decided the same way, integrated on with the table still where the energy rule says
-it overturns after the run's end (contact.overturning.still_table_outcome).
+it overturns after the run's end (contact.references.overturning.still_table_outcome).
 
 Stacks (``--blocks N``): N such blocks one on another (meshes.generate.stack_on_table), each joint
 a node-to-segment contact with Coulomb friction ``--mu-joint`` (default ``--mu``) like the table's.
@@ -29,13 +29,13 @@ Block k counts as overturned at ``|theta_k| >= 2 atan(b / ((N - k + 1) l))``, 2 
 and those on it as one body (the column's for the bottom block, its own for the top one).
 
 Beside the FE results, ``summary.json`` has the rigid block rocking under the same table motion
-(contact.rocking_base: exact nonlinear equation, Housner's impact law, sliding not modelled); for a
+(contact.references.rocking_base: exact nonlinear equation, Housner's impact law, sliding not modelled); for a
 stack, the column as one rigid block, which it is while its joints stay shut.
 """
 from __future__ import annotations
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import logging
 import math
@@ -46,38 +46,35 @@ from pathlib import Path
 
 import numpy as np
 
-_ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:  # python cases/shaking_table.py from a checkout
-    sys.path.insert(0, str(_ROOT))
-
-from contact import rocking_base  # noqa: E402
-from contact.overturning import still_table_outcome  # noqa: E402
+from fem.constants import GRAVITY
+from contact.references import rocking_base  # noqa: E402
+from contact.references.overturning import still_table_outcome  # noqa: E402
 from contact.impacts import velocity_contact_from  # noqa: E402
 from contact.multipliers import MultiplierContact  # noqa: E402
 from contact.output import ContactRecorder, lift_impacts  # noqa: E402
 from contact.zone import contact_zone  # noqa: E402
-from fem import output_folder  # noqa: E402
-from fem import base_motion as bm  # noqa: E402
+from fem.io import output_folder  # noqa: E402
+from fem.loads import base_motion as bm  # noqa: E402
 from fem import ranges  # noqa: E402
-from fem.dynamics import ConvergenceError, NewtonSettings, Phase, State, StepResult, integrate  # noqa: E402
-from fem.functions import PiecewiseLinear  # noqa: E402
-from fem.interrupt import Interrupted  # noqa: E402
-from fem.loads import Gravity, ImposedDisplacement  # noqa: E402
-from fem.material import ElasticMaterial  # noqa: E402
-from fem.mesh import Mesh  # noqa: E402
-from fem.mesh_check import check_mesh  # noqa: E402
-from fem.mesh_io import read_mesh  # noqa: E402
-from fem.model import Model  # noqa: E402
-from fem.recorder import NodeProbe, RunRecorder, add_run_statistics, record_steps, rows_as_arrays  # noqa: E402
-from fem.run import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,  # noqa: E402
+from fem.time.dynamics import ConvergenceError, NewtonSettings, Phase, State, StepResult, integrate  # noqa: E402
+from fem.loads.functions import PiecewiseLinear  # noqa: E402
+from fem.time.interrupt import Interrupted  # noqa: E402
+from fem.loads.applied import Gravity, ImposedDisplacement  # noqa: E402
+from fem.model.material import ElasticMaterial  # noqa: E402
+from fem.mesh.mesh import Mesh  # noqa: E402
+from fem.mesh.check import check_mesh  # noqa: E402
+from fem.mesh.read import read_mesh  # noqa: E402
+from fem.model.assembly import Model  # noqa: E402
+from fem.io.recorder import NodeProbe, RunRecorder, add_run_statistics, record_steps, rows_as_arrays  # noqa: E402
+from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,  # noqa: E402
                      check_resources, command_line, count_steps, estimate, execute, finite, prepare_output,
                      require_all)
-from fem.schemes import HHT, Static, Theta  # noqa: E402
-from fem.stepping import EventSteps, run_with_events  # noqa: E402
+from fem.stage.schemes import HHT, Static, Theta  # noqa: E402
+from fem.time.stepping import EventSteps, run_with_events  # noqa: E402
 
 logger = logging.getLogger("shaking_table")
 
-G = 9.81
+G = GRAVITY
 UPLIFT = 1e-6  # m: a base corner this far above the table has lifted (summary uplift_time)
 SLID = 1e-5  # m: a corner that slipped this much has slid (summary slid)
 IMPACT_WINDOW = (1e-3, 5e-3)  # s before and after an impact's first closed step: its impulsive forces
@@ -154,7 +151,7 @@ class Config:
     out: Path = Path("results/shaking_table")
     archive_every: int = 10
     paraview: bool = True
-    # the record's baseline correction (fem.base_motion.Record.baseline) and length [s], None
+    # the record's baseline correction (fem.loads.base_motion.Record.baseline) and length [s], None
     # without a record; set by resolved(): summary.json's parameters say which polynomial was removed
     record_baseline: str | None = None
     record_length: float | None = None
@@ -191,7 +188,7 @@ class Config:
         return (0.5 if self.amplitude_g is None else self.amplitude_g) * G
 
     def history(self) -> bm.MotionHistory:
-        """The table's motion (fem.base_motion), along x (or y with --direction vertical), checked
+        """The table's motion (fem.loads.base_motion), along x (or y with --direction vertical), checked
         against the physical range (:meth:`check_history`)."""
         if self.excitation == "harmonic":
             history = bm.Harmonic(self.amplitude, self.frequency_hz, self.cycles, self.smooth_start)
@@ -204,7 +201,7 @@ class Config:
         else:
             try:
                 history = bm.read_record(self.record, units=self.record_units, peak_g=self.amplitude_g, g=G)
-            except (ValueError, OSError) as err:  # fem.base_motion's messages start with the file's name
+            except (ValueError, OSError) as err:  # fem.loads.base_motion's messages start with the file's name
                 text = str(err)
                 raise BadInput(f"--record {text}" if text.startswith(f"{self.record}:") else
                                f"--record {self.record}: {text}") from None
@@ -260,7 +257,7 @@ class Config:
                            f"({ranges.DURATION.interval()})")
 
     def validate(self) -> None:
-        """Refuse impossible values (:class:`fem.run.BadInput`, naming the flag)."""
+        """Refuse impossible values (:class:`fem.run.lifecycle.BadInput`, naming the flag)."""
         checks = [
             (self.width > 0, f"--width must be > 0 m, got {self.width:g}"),
             (self.height > 0, f"--height must be > 0 m, got {self.height:g}"),
@@ -358,7 +355,7 @@ def parse_args(argv=None) -> tuple[Config, object]:
     p.add_argument("--ramp-time", type=finite, default=0.1, help="ramp: smooth rise (and fall) time [s]")
     p.add_argument("--hold-time", type=finite, default=0.2, help="ramp: time the acceleration is held [s]")
     p.add_argument("--record", type=Path, default=None,
-                   help="accelerogram: CSV of t [s], a, or PEER .AT2 (baseline-corrected, fem.base_motion)")
+                   help="accelerogram: CSV of t [s], a, or PEER .AT2 (baseline-corrected, fem.loads.base_motion)")
     p.add_argument("--record-units", choices=("m/s2", "g"), default=None,
                    help="units of the record's accelerations (default m/s2 for CSV, g for .AT2)")
     p.add_argument("--direction", choices=("horizontal", "vertical"), default="horizontal",
@@ -389,7 +386,7 @@ def parse_args(argv=None) -> tuple[Config, object]:
                    help="mass matrix: redistributed (default for a, c: the block's base nodes massless, its mass, "
                         "centre and inertia kept; impacts converge with dt) or consistent (Code_Aster's; d's only)")
     p.add_argument("--tolerance", type=finite, default=d.tolerance,
-                   help="bound of the local error indicator of the coarse steps [m] (fem.stepping)")
+                   help="bound of the local error indicator of the coarse steps [m] (fem.time.stepping)")
     p.add_argument("--mesh", type=Path, default=None, help="gmsh .msh with the SDNV105 group names")
     p.add_argument("--archive-every", type=int, default=d.archive_every, help="ParaView output every N steps")
     p.add_argument("--no-paraview", action="store_true", help="skip the ParaView series (faster)")
@@ -472,7 +469,7 @@ def joint_groups(k: int) -> tuple[str, ...]:
 
 
 def _read_mesh_flag(path: Path):
-    """The --mesh file read (fem.mesh_io: a missing or unreadable file, a NaN, infinite or absurd
+    """The --mesh file read (fem.mesh.read: a missing or unreadable file, a NaN, infinite or absurd
     coordinate, an inverted cell refused as BadInput naming --mesh)."""
     try:
         return read_mesh(path)
@@ -737,7 +734,7 @@ def first_time(t: np.ndarray, mask: np.ndarray) -> float | None:
 
 
 def rigid_reference(cfg: Config, history: bm.MotionHistory, t_end: float | None = None) -> dict:
-    """The rigid block under the same table motion (contact.rocking_base); a table acceleration xdd
+    """The rigid block under the same table motion (contact.references.rocking_base); a table acceleration xdd
     along +x (from O to A) is a_g = -xdd in Zhang and Makris' sign. A stack is the column as one
     rigid block (its joints closed), 2b x N 2l: what it is while no joint opens.
 
@@ -790,9 +787,9 @@ def remaining_peak(history: bm.MotionHistory, t: float) -> float:
 
 
 def rigid_verdict(cfg: Config, history: bm.MotionHistory, res, horizon: float) -> dict:
-    """Whether the rigid block of ``res`` (contact.rocking_base, to ``horizon``) overturns:
+    """Whether the rigid block of ``res`` (contact.references.rocking_base, to ``horizon``) overturns:
     ``verdict`` "yes" (|theta| reached 2 alpha by the horizon, or on a table still from there on,
-    where contact.overturning.still_table_outcome decides from the final state and integrates on
+    where contact.references.overturning.still_table_outcome decides from the final state and integrates on
     with a_g = 0: ``overturn_time`` is then after the horizon), "no" (at rest, or decided to survive
     on a still table; or at rest with the rest of the motion below the uplift acceleration), else
     "undecided" (the table still moves after the horizon), with the ``reason``."""
@@ -944,7 +941,7 @@ def table_peaks(history: bm.MotionHistory, t_end: float) -> dict:
 
 
 def energy_books(R: dict) -> dict:
-    """The energy balance of the excitation (t >= 0), every term on its own (fem.energy): the
+    """The energy balance of the excitation (t >= 0), every term on its own (fem.stage.energy): the
     table's input (the work of the d'Alembert load, external work minus gravity's) against the
     block's kinetic, strain and gravity energies, damping, contact and friction works and the time
     scheme's dissipation. ``relative_error`` is the books' largest error over the largest of the

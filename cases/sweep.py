@@ -12,7 +12,7 @@ instead lists the points: a header of flag names, a row a point. The flags after
 every point. Every flag is checked against the case's own ``--help`` before anything runs.
 
 Each point runs as its own process (``python cases/CASE.py <flags> --out OUT/points/<name> --quiet``)
-on a Dask worker (fem.sweep): a point that crashes, is refused, or hangs past ``--time-limit`` is a
+on a Dask worker (fem.studies.sweep): a point that crashes, is refused, or hangs past ``--time-limit`` is a
 row with its status and message, and the others go on. By default a LocalCluster runs one point a
 core (``--workers N`` to choose); ``--scheduler tcp://HOST:PORT`` sends the points to a running
 scheduler (``dask scheduler`` and ``dask worker tcp://HOST:PORT --nthreads 1`` started by hand, or by
@@ -22,7 +22,7 @@ Outputs in OUT: ``results.csv`` (a row a point that ran, in grid order, added as
 finishes: ``point``, the grid's flags, ``status`` complete / failed / timeout / interrupted,
 ``message``, ``exit_code`` (128 + N for a process ended by signal N), ``wall_s``, ``folder``, then
 the figures of the point's summary.json: every number, flag and string of it, nested keys joined by
-``.``); ``summary.json`` (fem.run: ``status: running`` until every point has been run, then
+``.``); ``summary.json`` (fem.run.lifecycle: ``status: running`` until every point has been run, then
 ``complete`` or ``interrupted``; the command, the counts of each status, one check: every point
 complete); ``points/<name>/`` (the case's own files, its ``stdout.txt`` / ``stderr.txt``, and
 ``point.json``, the point's row).
@@ -37,7 +37,7 @@ one line on stderr gives the counts, and the sweep exits 130 / 143.
 ``--force`` is given to every point too (each runs past its own resource bounds); without it a sweep
 of more than 100,000 points, or whose LocalCluster workers would need more memory than is available
 (150 MB a worker, a case process's own), is refused; with it, one of more points than the memory can
-keep track of (fem.sweep.point_limit). The count of points (each axis's, then their product) is
+keep track of (fem.studies.sweep.point_limit). The count of points (each axis's, then their product) is
 checked before any point is built. A ``--scheduler`` that does not answer as a Dask scheduler within
 about 10 s is refused before the output folder is touched.
 
@@ -48,22 +48,18 @@ input (one line naming the flag); 130 / 143 interrupted.
 from __future__ import annotations
 
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
-    import early_exit  # noqa: F401
+    from cases import early_exit  # noqa: F401
 
 import sys
 from pathlib import Path
 
-_ROOT = Path(__file__).resolve().parents[1]
-if str(_ROOT) not in sys.path:  # python cases/sweep.py from a checkout
-    sys.path.insert(0, str(_ROOT))
-
-from fem import sweep  # noqa: E402
-from fem.interrupt import Interrupted  # noqa: E402
-from fem.run import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, check_resources,  # noqa: E402
+from fem.studies import sweep  # noqa: E402
+from fem.time.interrupt import Interrupted  # noqa: E402
+from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, check_resources,  # noqa: E402
                      command_line, execute, prepare_output)
 
 CASES_DIR = Path(__file__).resolve().parent
-NOT_CASES = ("sweep", "overturning_spectrum", "convergence", "early_exit")  # studies and a helper, not cases
+NOT_CASES = ("sweep", "overturning_spectrum", "convergence", "early_exit", "__init__")  # studies, a helper, the package
 RESERVED = ("out", "quiet", "help")
 
 

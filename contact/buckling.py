@@ -80,10 +80,10 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import brentq
 
-from fem.dynamics import TermForces
+from fem.stage.phase import TermForces
 
-from .state import OPEN, STICK, ContactState
-from .zone import ContactError, ContactGeometry, node_coordinates
+from contact.state import OPEN, STICK, ContactState
+from contact.zone import ContactError, ContactGeometry, node_coordinates
 
 logger = logging.getLogger(__name__)
 
@@ -450,11 +450,11 @@ def _hermite(s, p0, v0, p1, v1, h):
 
 
 class BucklingShocks:
-    """FLAMBAGE shock elements at the slave nodes of ``zone`` (a :class:`fem.dynamics.ForceTerm`).
+    """FLAMBAGE shock elements at the slave nodes of ``zone`` (a :class:`fem.time.dynamics.ForceTerm`).
 
     Parameters
     ----------
-    model_or_mesh_points : :class:`fem.model.Model`, :class:`fem.mesh.Mesh` or node coordinates (n, 2).
+    model_or_mesh_points : :class:`fem.model.assembly.Model`, :class:`fem.mesh.mesh.Mesh` or node coordinates (n, 2).
     zone : :func:`contact.zone.node_zone` (rigid plane or master segments) or :func:`node_pairs`.
     law : :class:`BucklingLaw`.
     """

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .multipliers import MultiplierContact, TrialContact
+from contact.multipliers import MultiplierContact, TrialContact
 
 
 class VelocityContact(MultiplierContact):

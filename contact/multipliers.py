@@ -32,19 +32,19 @@ With mu = 0 a closed node is in the slip status with R_T = 0 (frictionless conta
 Release rule (when a closed contact may open)
 ---------------------------------------------
 With Newmark's trapezoidal rule (beta = 1/4, gamma = 1/2) the energy of the structure changes over
-a step by exactly the trapezoidal work of the contact reactions (fem.energy)::
+a step by exactly the trapezoidal work of the contact reactions (fem.stage.energy)::
 
     [E] = <R_N> [g] = 1/2 (R_N,n g_{n+1} - R_N,{n+1} g_n)        (R_N g = 0 at both ends)
 
 A closing step (R_N,n = 0) takes energy; a step in which a node opens (g_{n+1} > 0) while its
 reaction at the step start was compressive (R_N,n > 0) gives back energy that the structure never
 stored: the contact creates energy, about 1/2 R_N,n v dt per opening (O(dt); large with a
-consistent mass, whose contact reactions ring; small with a redistributed one, fem.mass).
+consistent mass, whose contact reactions ring; small with a redistributed one, fem.model.mass).
 
 * ``release="immediate"`` (Code_Aster's rule, the default): a node opens in the step in which its
   reaction would turn to traction, and creates that energy.
 * ``release="located"``: the integrator cuts such a step at the separation instant t*, where the
-  reaction of the node, held closed, vanishes (fem.dynamics.step_with_release: regula falsi, the
+  reaction of the node, held closed, vanishes (fem.time.dynamics.step_with_release: regula falsi, the
   reaction at t* tensile by at most 1 % of its swing over the step, never compressive; a t* within
   1e-3 of the step's end is moved to its end); the node opens after t* from a zero or tensile
   reaction, so every step it handles has [E] <= 0 (the identity above, term by term). Not located:
@@ -67,7 +67,7 @@ Closing rule (when an open contact may close)
 ---------------------------------------------
 By the same identity a step that closes a node (R_N,n = 0, g_{n+1} = 0) takes 1/2 R_N,{n+1} g_n:
 the node lands somewhere inside the step, at the fraction s = g_n / (v dt) of it, and the
-position-level constraint stops it at the step's end. On a massless node (fem.mass) whose
+position-level constraint stops it at the step's end. On a massless node (fem.model.mass) whose
 reaction jumps to the force F that stops it (for a Kelvin-Voigt damped block, about C v), R_N,{n+1}
 is about (1 - s) F, so the step takes 1/2 F v dt s (1 - s): first order in dt, and erratic as dt
 shrinks, since s follows where the impact falls in the step (SDNV105 A with a redistributed mass:
@@ -76,7 +76,7 @@ shrinks, since s follows where the impact falls in the step (SDNV105 A with a re
 * ``closing="immediate"`` (Code_Aster's rule, the default): a node closes at the end of the step
   in which it penetrates.
 * ``closing="located"``: the integrator cuts such a step at the landing instant t*, where the
-  gap of the node, kept open, vanishes (fem.dynamics.step_with_release: regula falsi, the gap at
+  gap of the node, kept open, vanishes (fem.time.dynamics.step_with_release: regula falsi, the gap at
   t* in [0, LANDING_TOLERANCE g_n]); the node closes after t* from a gap of at most 1 % of the one
   the immediate rule closes, so the landing takes at most 1 % of what it takes there. Meant for
   massless contact nodes: a node with mass loses 1/2 m v^2 when it is stopped, wherever the step
@@ -89,13 +89,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fem.dynamics import MultiplierLinearization
-from fem.energy import StepWork, law_work
-from fem.model import Model
-from fem.sparsity import SparseRows
+from fem.stage.phase import MultiplierLinearization
+from fem.stage.energy import StepWork, law_work
+from fem.model.assembly import Model
+from fem.model.sparsity import SparseRows
 
-from .state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
-from .zone import ContactError, ContactZone
+from contact.state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
+from contact.zone import ContactError, ContactZone
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +130,7 @@ class TrialContact:
 
 
 class MultiplierContact:
-    """Contact of a zone enforced with multipliers (a :class:`fem.dynamics.MultiplierTerm`).
+    """Contact of a zone enforced with multipliers (a :class:`fem.time.dynamics.MultiplierTerm`).
 
     Parameters
     ----------
@@ -186,7 +186,7 @@ class MultiplierContact:
 
     # ------------------------------------------------------------------ kinematic measures
     def rows(self, u: np.ndarray):
-        """Geometry and its rows (normal, tangent; :class:`fem.sparsity.SparseRows`) at u. Newton
+        """Geometry and its rows (normal, tangent; :class:`fem.model.sparsity.SparseRows`) at u. Newton
         evaluates statuses and equations at the same u, and the step's energy needs the geometry at
         its start: the last committed one and the last ROWS_KEPT results are kept and reused for an
         equal u."""
@@ -368,7 +368,7 @@ class MultiplierContact:
         self._record(u, self._lam, self._status, self._slip)
 
     def step_work(self) -> StepWork:
-        """Energy the contact took over the last committed step [J] (fem.energy): normal
+        """Energy the contact took over the last committed step [J] (fem.stage.energy): normal
         -sum <R_N> [g], tangential -sum <R_T> ds, with <R> the trapezoidal mean of the
         multipliers (``impulsive``: the step's mean force, theta-method)."""
         return self._work

@@ -12,10 +12,10 @@ from typing import Mapping
 
 import numpy as np
 
-from fem.mesh import Mesh
-from fem.results import HistoryWriter, PointSetSeriesWriter
+from fem.mesh.mesh import Mesh
+from fem.io.results import HistoryWriter, PointSetSeriesWriter
 
-from .state import ContactState
+from contact.state import ContactState
 
 QUANTITIES = ("status", "gap", "rn", "rt", "rx", "ry", "slip")
 

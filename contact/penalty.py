@@ -69,11 +69,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from fem.dynamics import TermForces
-from fem.energy import StepWork, law_work
+from fem.stage.phase import TermForces
+from fem.stage.energy import StepWork, law_work
 
-from .state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
-from .zone import ContactGeometry, ContactZone, node_coordinates
+from contact.state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
+from contact.zone import ContactGeometry, ContactZone, node_coordinates
 
 logger = logging.getLogger(__name__)
 
@@ -142,11 +142,11 @@ class _Trial:
 
 
 class ShockSprings:
-    """DIS_CHOC shock elements at the slave nodes of ``zone`` (a :class:`fem.dynamics.ForceTerm`).
+    """DIS_CHOC shock elements at the slave nodes of ``zone`` (a :class:`fem.time.dynamics.ForceTerm`).
 
     Parameters
     ----------
-    model_or_mesh_points : :class:`fem.model.Model`, :class:`fem.mesh.Mesh` or node coordinates (n, 2).
+    model_or_mesh_points : :class:`fem.model.assembly.Model`, :class:`fem.mesh.mesh.Mesh` or node coordinates (n, 2).
     zone : contact zone (:func:`contact.zone.contact_zone` or :func:`contact.zone.node_zone`).
     law : :class:`ShockLaw`.
     """
@@ -296,7 +296,7 @@ class ShockSprings:
         self.friction = float(self.law.friction if friction is None else friction)
 
     def step_work(self) -> StepWork:
-        """Energy the shock elements took over the last committed step [J] (fem.energy), from the
+        """Energy the shock elements took over the last committed step [J] (fem.stage.energy), from the
         law's own variables: normal -sum <R_N> [g] (stored in the springs plus dissipated by the
         dashpots), tangential -sum <R_T> ds (Coulomb dissipation plus what the tangential springs
         store), trapezoidal means."""

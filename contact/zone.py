@@ -3,7 +3,7 @@ normals, tangents and the rows of their derivatives, in the current configuratio
 
 Conventions (Code_Aster DEFI_CONTACT, master normal)
 -----------------------------------------------------
-* Master lines are oriented with their body on the left (see :mod:`fem.mesh`), so the master
+* Master lines are oriented with their body on the left (see :mod:`fem.mesh.mesh`), so the master
   outward normal of a segment with unit tangent t is n = (t_y, -t_x); it points toward the slave.
 * Gap g = (x_s - x_m) . n + clearance, with x_m the projection of the slave node on its closest
   master segment, at parameter xi in [0, 1] (0 at the segment's first node). g > 0: open,
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from fem.mesh import Mesh
-from fem.sparsity import SparseRows
+from fem.mesh.mesh import Mesh
+from fem.model.sparsity import SparseRows
 
 _XY = np.arange(2)
 

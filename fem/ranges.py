@@ -1,6 +1,6 @@
 """The physical range of each kind of input: what a case script accepts before anything runs.
 
-A flag's value is refused (:class:`fem.run.BadInput`, one line naming the flag, its unit and the
+A flag's value is refused (:class:`BadInput`, one line naming the flag, its unit and the
 range) when it lies outside the range of its kind, so that no input reaches the solver to fail
 there (an overflow, a division by zero, a step count of 1e300, a wave speed of 0). The ranges are
 physical: each bound is stated with its reason beside it (the table below), and they are wide
@@ -32,7 +32,12 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Iterable, Sequence
 
-from .run import BadInput
+from fem import constants
+
+
+class BadInput(ValueError):
+    """Input refused before the run: the message names the flag, key or file and the problem (exit 2)."""
+
 
 
 def number(x: float) -> str:
@@ -122,7 +127,7 @@ class Range:
         return f"{flag} {shown}{unit} is outside the physical range {self.interval()} of {article} {self.name}{why}"
 
     def check(self, flag: str, value) -> None:
-        """Raise :class:`fem.run.BadInput` with :meth:`refusal` unless ``value`` lies in the range."""
+        """Raise :class:`BadInput` with :meth:`refusal` unless ``value`` lies in the range."""
         message = self.refusal(flag, value)
         if message is not None:
             raise BadInput(message)
@@ -223,7 +228,7 @@ FORCE = Range("force", "N", 1e-9, 1e12, why="from a nanonewton to the weight of 
 ENERGY = Range("energy", "J", 0.0, 1e15, low_open=True, why="up to a quarter of a megaton of TNT")
 #: an angle: [0, pi/2] rad (a tilt or a slope; beyond a right angle the block is upside down)
 ANGLE = Range("angle", "rad", 0.0, math.pi / 2, why="a tilt or a slope, up to a right angle")
-#: the local error bound of fem.stepping's coarse steps: 1e-12 m (the round-off of a metre-sized
+#: the local error bound of fem.time.stepping's coarse steps: 1e-12 m (the round-off of a metre-sized
 #: body's position is 1e-16 m; below 1e-12 m every step is a fine one) to 1 cm (beyond, it bounds
 #: nothing of a rocking block's motion)
 STEP_TOLERANCE = Range("local error bound", "m", 1e-12, 1e-2,
@@ -252,7 +257,7 @@ TABLE = {r.name: r for r in (LENGTH, BLOCK_SIZE, GAP, COORDINATE, DENSITY, YOUNG
 
 # ------------------------------------------------------------------------------------ checks
 def check(flag: str, value, kind: Range) -> None:
-    """Refuse ``value`` of ``flag`` outside ``kind`` (:class:`fem.run.BadInput`); None is skipped
+    """Refuse ``value`` of ``flag`` outside ``kind`` (:class:`BadInput`); None is skipped
     (a flag not given)."""
     if value is not None:
         kind.check(flag, value)
@@ -351,7 +356,7 @@ def check_self_weight(flags: str, stress: float, young: float, what: str = "the 
                        f"lighter --rho or a lower block)")
 
 
-def rocking_time(width: float, height: float, g: float = 9.81) -> float:
+def rocking_time(width: float, height: float, g: float = constants.GRAVITY) -> float:
     """The rocking time scale 1/p [s] of a rigid block of ``width`` x ``height``:
     p = sqrt(3 g / (4 R)), R = the half-diagonal (Housner 1963). A step longer than it cannot follow
     the rocking (0.244 s for SDNV105's 0.36 x 0.80 m block)."""

@@ -16,7 +16,7 @@ Layout (the bar along x from 0 to ``length``, the width along y)::
 Groups (cells and nodes, named as gmsh physical groups would be):
 
 * ``BAR``: the nx QUA4 cells (counter-clockwise, gmsh/meshio order);
-* ``END0``: the end x = 0 (one SEG2 line, oriented with the bar on its left, fem.mesh), the
+* ``END0``: the end x = 0 (one SEG2 line, oriented with the bar on its left, fem.mesh.mesh), the
   contact end; ``END1``: the end x = length (same orientation rule), clamped in the periodic set-up;
 * node groups ``END0``, ``END1`` (two nodes each), ``P0`` (the node (0, 0)) and ``PL`` (the node
   (length, 0)), one-node groups for histories.
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fem.mesh import CellBlock, Mesh, MeshError
+from fem.mesh.mesh import CellBlock, Mesh, MeshError
 
 
 def bar_strip(length: float, width: float, nx: int) -> Mesh:

@@ -28,7 +28,7 @@ O ...    0     one node each: O, O1, A, C, C1, B (+ O10, O11, C10, C11 in the re
 ======== ===== ===========================================================================
 
 Overlapping physical groups (CONHAUT in CTBLO, CONBAS/CTGROUND in CTTAB) are written as several
-physical tags on the same geometric entity in msh 4.1; :func:`fem.mesh_io.read_mesh` reads them
+physical tags on the same geometric entity in msh 4.1; :func:`fem.mesh.read.read_mesh` reads them
 through meshio's ``cell_sets`` (see its module docstring).
 
 Stacks (:func:`stack_on_table`): N blocks, one on another, centred on the bottom block's centre
@@ -68,7 +68,7 @@ from typing import Iterator, Sequence
 import gmsh
 import numpy as np
 
-from fem import output_folder
+from fem.io import output_folder
 
 PACKAGE_DIR = pathlib.Path(__file__).resolve().parent
 
@@ -683,7 +683,7 @@ _FLAGS = {"element": "--element", "layout": "--layout", "nx": "--nx", "ny": "--n
 
 
 def _parser():
-    from fem.run import CaseParser, finite
+    from fem.run.lifecycle import CaseParser, finite
 
     p = CaseParser(prog="python -m meshes.generate", description=__doc__.split("\n\n")[0] + (
         "\n\nWithout arguments: rewrite the checked-in meshes of this folder. With --out: write one mesh, e.g.\n"
@@ -711,9 +711,9 @@ def _in_flags(err: ValueError) -> str:
 
 
 def _writable(path: pathlib.Path) -> None:
-    """fem.run.BadInput naming --out unless ``path`` ends in .msh and can be written (its folder is
+    """fem.run.lifecycle.BadInput naming --out unless ``path`` ends in .msh and can be written (its folder is
     created): gmsh's own failure to open a file is a bare Exception, raised after the meshing."""
-    from fem.run import BadInput
+    from fem.run.lifecycle import BadInput
 
     try:
         msh_path(path)
@@ -731,7 +731,7 @@ def _writable(path: pathlib.Path) -> None:
 
 
 def _generate(argv: Sequence[str] | None) -> int:
-    from fem.run import BadInput
+    from fem.run.lifecycle import BadInput
 
     given = sys.argv[1:] if argv is None else list(argv)
     args = _parser().parse_args(given)
@@ -755,7 +755,7 @@ def _generate(argv: Sequence[str] | None) -> int:
     _writable(args.out)
     path = block_on_table(args.out, half_width=args.width / 2.0, height=args.height, element=args.element,
                           layout=args.layout, nx=nx, ny=ny, with_table=args.with_table)
-    from fem.mesh_io import read_mesh
+    from fem.mesh.read import read_mesh
 
     mesh = read_mesh(path)
     surfaces = {k: v for k, v in mesh.cell_groups.items() if v.dim == 2}
@@ -769,8 +769,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     (:func:`write_reference_meshes`); with ``--out FILE.msh``, write one :func:`block_on_table` mesh
     (``--layout``, ``--nx``, ``--ny``, ``--element``, ``--with-table`` / ``--no-table``, ``--width``,
     ``--height``) and print its path and node and cell counts. Bad input: one ``error: --flag: ...``
-    line on stderr and exit code 2 (:func:`fem.run.execute`). Returns the exit code."""
-    from fem.run import execute
+    line on stderr and exit code 2 (:func:`fem.run.lifecycle.execute`). Returns the exit code."""
+    from fem.run.lifecycle import execute
 
     return execute(_generate, argv)
 

@@ -2,27 +2,18 @@
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 
 import numpy as np
 
-from fem.mesh import CellBlock, Mesh
+from fem.mesh.mesh import CellBlock, Mesh
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
 
 
 def load_case(name: str):
-    """Import the case script cases/<name>.py as a module named ``name`` (registered in
-    sys.modules, so that its dataclasses resolve their annotations; cases/ is put on sys.path, as
-    when the script runs, so that it finds its shared modules)."""
-    if str(CASES) not in sys.path:
-        sys.path.insert(0, str(CASES))
-    spec = importlib.util.spec_from_file_location(name, CASES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    """The case module ``cases.<name>`` (``cases`` is an installed package)."""
+    return importlib.import_module(f"cases.{name}")
 
 def assert_parameters(summary: dict, **expected) -> None:
     """summary.json's ``parameters`` hold exactly the values given (floats to 1e-15 relative:

@@ -33,7 +33,7 @@ import math
 import numpy as np
 import pytest
 
-from fem.results import read_history
+from fem.io.results import read_history
 from helpers import load_case
 
 case = load_case("bar_impact")

@@ -1,6 +1,6 @@
-"""Support (shaking-table) motions of fem.base_motion: closed forms against quadrature, specific
+"""Support (shaking-table) motions of fem.loads.base_motion: closed forms against quadrature, specific
 values, record readers, baseline correction, file errors, the command-line factory, and the
-hook into fem.loads.
+hook into fem.loads.applied.
 
 Data files (tests/data):
 
@@ -25,9 +25,9 @@ import numpy as np
 import pytest
 from scipy import signal
 
-from fem.base_motion import (CosinePulse, Harmonic, Ramp, Record, SinePulse, SupportDisplacement,
+from fem.loads.base_motion import (CosinePulse, Harmonic, Ramp, Record, SinePulse, SupportDisplacement,
                              base_motion, baseline_corrected, read_record, scaled, support_motion)
-from fem.loads import ImposedDisplacement, resolve_constraints
+from fem.loads.applied import ImposedDisplacement, resolve_constraints
 from helpers import grid_mesh
 
 DATA = Path(__file__).resolve().parent / "data"

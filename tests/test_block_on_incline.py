@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fem.results import read_history
+from fem.io.results import read_history
 
 from helpers import load_case
 
@@ -183,9 +183,9 @@ def test_stick_slide_criterion(case, tmp_path, capsys, angle, method, sticks):
 
 
 def test_newton_failure_keeps_the_history(case, tmp_path, monkeypatch, capsys):
-    """A ConvergenceError reaches fem.run.execute (exit 1, status failed) with every step before it in
+    """A ConvergenceError reaches fem.run.lifecycle.execute (exit 1, status failed) with every step before it in
     history.csv."""
-    from fem.dynamics import ConvergenceError
+    from fem.time.dynamics import ConvergenceError
 
     real = case.integrate
 

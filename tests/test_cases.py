@@ -10,10 +10,10 @@ import meshio
 import numpy as np
 import pytest
 
-from fem.material import ElasticMaterial
-from fem.mesh_io import read_mesh
-from fem.model import Model
-from fem.results import read_history, read_pvd
+from fem.model.material import ElasticMaterial
+from fem.mesh.read import read_mesh
+from fem.model.assembly import Model
+from fem.io.results import read_history, read_pvd
 from meshes.generate import reference_mesh_path
 
 from helpers import GRAPHITE, load_case, rotation

@@ -7,16 +7,16 @@ from contact.multipliers import MultiplierContact
 from contact.output import ContactRecorder, impulse
 from contact.state import OPEN, SLIP, STICK
 from contact.zone import ContactError, RigidPlane, contact_zone, node_zone
-from fem.dynamics import (ConvergenceError, MultiplierLinearization, NewtonSettings, Phase, State, Subdivision,
+from fem.time.dynamics import (ConvergenceError, MultiplierLinearization, NewtonSettings, Phase, State, Subdivision,
                           integrate)
-from fem.loads import Gravity, ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.mesh import CellBlock, Mesh
-from fem.mesh_io import read_mesh
-from fem.model import Model
-from fem.recorder import RunRecorder
-from fem.sparsity import SparseRows
-from fem.results import read_history, read_pvd
+from fem.loads.applied import Gravity, ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.mesh.mesh import CellBlock, Mesh
+from fem.mesh.read import read_mesh
+from fem.model.assembly import Model
+from fem.io.recorder import RunRecorder
+from fem.model.sparsity import SparseRows
+from fem.io.results import read_history, read_pvd
 from meshes.generate import reference_mesh_path
 
 from helpers import GRAPHITE, grid_mesh
@@ -107,7 +107,7 @@ def test_contact_statuses_carry_over_and_friction_switches_per_phase(mesh):
 
 
 def Newmark_static():
-    from fem.schemes import Static
+    from fem.stage.schemes import Static
 
     return Static()
 
@@ -214,7 +214,7 @@ def test_augmented_keeps_a_touching_body_supported(mesh):
     """A block laid on the table at zero gap, frictionless, static: with the augmented rule the
     initially closed nodes (CONTACT_INIT) stay closed at zero force and the first solve finds
     Sigma RN = M g, as with Lagrange."""
-    from fem.schemes import Static
+    from fem.stage.schemes import Static
 
     for method in ("lagrange", "augmented"):
         model = Model(mesh, {"BLOCK": ElasticMaterial(**GRAPHITE), "GROUN": ElasticMaterial(**TABLE)})

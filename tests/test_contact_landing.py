@@ -1,7 +1,7 @@
-"""The closing rule of position-level contact (contact.multipliers, fem.dynamics._step_to_landing).
+"""The closing rule of position-level contact (contact.multipliers, fem.time.dynamics._step_to_landing).
 
 A Kelvin-Voigt bar (P1 strip of meshes/bar.py, E = rho = 1, stiffness-proportional damping
-0.05 s: element modes critically damped), its contact end massless (fem.mass), flies at V = 1
+0.05 s: element modes critically damped), its contact end massless (fem.model.mass), flies at V = 1
 towards a rigid wall placed so that it lands at the fraction s of a step (gap = (3 + s) V dt,
 dt = h / 2, Newmark's average acceleration). By the trapezoidal identity of contact.multipliers
 the immediate closing takes 1/2 R_N,{n+1} g_n at the landing, about 1/2 F V dt s (1 - s); the
@@ -13,10 +13,10 @@ import pytest
 
 from contact.multipliers import MultiplierContact
 from contact.zone import ContactError, RigidPlane, contact_zone
-from fem.dynamics import LANDING_TOLERANCE, Phase, State, integrate
-from fem.material import ElasticMaterial
-from fem.model import Model
-from fem.schemes import Newmark
+from fem.time.dynamics import LANDING_TOLERANCE, Phase, State, integrate
+from fem.model.material import ElasticMaterial
+from fem.model.assembly import Model
+from fem.stage.schemes import Newmark
 from meshes.bar import bar_strip
 
 NX = 20

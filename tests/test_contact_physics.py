@@ -61,7 +61,7 @@ d. Frictionless drop (Lagrange, average acceleration Newmark, no Rayleigh dampin
    must meet the first bound.
 e. Newton statistics: every step of a contact phase reports >= 1 iteration (b and c too; a step
    can only converge without iterating when its predictor already satisfies equilibrium to 1e-15),
-   fem.recorder.RunRecorder counts the same totals as the StepResults and writes them per step in
+   fem.io.recorder.RunRecorder counts the same totals as the StepResults and writes them per step in
    its history, and the totals per phase are printed (pytest -s).
 
 Runtime: about 8 s for the whole file.
@@ -77,14 +77,14 @@ from contact.impacts import VelocityContact
 from contact.multipliers import MultiplierContact
 from contact.state import OPEN, SLIP, STICK
 from contact.zone import contact_zone
-from fem.dynamics import NewtonSettings, Phase, State, integrate, run_phases
-from fem.functions import ramp
-from fem.loads import Gravity, ImposedDisplacement, NodalForce
-from fem.material import ElasticMaterial
-from fem.mesh_io import read_mesh
-from fem.model import Model
-from fem.recorder import RunRecorder
-from fem.schemes import HHT, Newmark, Theta
+from fem.time.dynamics import NewtonSettings, Phase, State, integrate, run_phases
+from fem.loads.functions import ramp
+from fem.loads.applied import Gravity, ImposedDisplacement, NodalForce
+from fem.model.material import ElasticMaterial
+from fem.mesh.read import read_mesh
+from fem.model.assembly import Model
+from fem.io.recorder import RunRecorder
+from fem.stage.schemes import HHT, Newmark, Theta
 from meshes.generate import reference_mesh_path
 
 G = 9.81
@@ -396,7 +396,7 @@ def test_position_level_newmark_contact_creates_energy_when_contacts_open(mesh):
 
 # ------------------------------------------------------------------------------------------- e
 def test_newton_statistics_are_recorded(tilted, tmp_path):
-    """A release phase recorded with fem.recorder.RunRecorder: every step of the contact phases
+    """A release phase recorded with fem.io.recorder.RunRecorder: every step of the contact phases
     reports >= 1 Newton iteration, and the recorder's totals are those of the StepResults."""
     model, contact, state = tilted["lagrange"]
     contact = copy.deepcopy(contact)
@@ -420,7 +420,7 @@ def test_newton_statistics_are_recorded(tilted, tmp_path):
     assert stats["steps"] == len(steps) == 32
     assert stats["newton_iterations"] == sum(steps)
     assert stats["subdivisions"] == sum(n - 1 for n in substeps)
-    from fem.results import read_history
+    from fem.io.results import read_history
 
     h = read_history(tmp_path / "history.csv")
     np.testing.assert_array_equal(h["iterations"][1:], steps)

@@ -1,4 +1,4 @@
-"""The run contract of every case script (README "What a run guarantees", fem/run.py), and a run
+"""The run contract of every case script (README "What a run guarantees", fem/run/lifecycle.py), and a run
 that exercises each flag of each script.
 
 Every ``cases/*.py`` except the shared ``*_common.py`` modules is found here; a new script fails
@@ -16,7 +16,7 @@ Contract (every script):
   ``command`` (the exact command line), ``version`` (the installed package's), ``parameters``,
   ``configuration`` and a ``checks`` list; it removed an earlier run's files from its folder and
   kept the user's;
-* SDNV105 a-d: SIGINT during the self-weight phase (raised where fem.interrupt's handler raises
+* SDNV105 a-d: SIGINT during the self-weight phase (raised where fem.time.interrupt's handler raises
   it, right after a converged step is recorded) exits 130, one line on stderr, summary.json
   ``interrupted`` with ``t_reached`` the last time on disk;
 * a Newton failure exits 1 with one line on stderr, summary.json ``failed``, the history up to it;
@@ -60,20 +60,18 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from contact import rocking
-from fem import run as fem_run
-from fem.interrupt import Interrupted
-from fem.mesh_io import read_mesh
-from fem.results import read_history, read_pvd
+from contact.references import rocking
+from fem.run import lifecycle as fem_run
+from fem.time.interrupt import Interrupted
+from fem.mesh.read import read_mesh
+from fem.io.results import read_history, read_pvd
 from helpers import assert_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
 MESHES = ROOT / "meshes"
-if str(CASES) not in sys.path:  # as when a script runs: its folder first, for the *_common modules
-    sys.path.insert(0, str(CASES))
 
-SCRIPTS = sorted(p.stem for p in CASES.glob("*.py") if not p.stem.endswith("_common") and p.stem != "early_exit")
+SCRIPTS = sorted(p.stem for p in CASES.glob("*.py") if not p.stem.endswith("_common") and p.stem not in ("early_exit", "__init__"))
 SDNV105 = ("sdnv105a", "sdnv105b", "sdnv105c", "sdnv105d")
 G_SDNV105 = 9.81
 
@@ -136,7 +134,7 @@ COPY = "copy:"
 
 @contextlib.contextmanager
 def no_memory():
-    """fem.run's memory check sees 1 byte available: every run is refused unless --force."""
+    """fem.run.lifecycle's memory check sees 1 byte available: every run is refused unless --force."""
     saved = fem_run.available_memory
     fem_run.available_memory = lambda: 1
     try:
@@ -147,8 +145,8 @@ def no_memory():
 
 @contextlib.contextmanager
 def sigint_after(steps: int):
-    """SIGINT as fem.interrupt delivers it (Interrupted raised in the main thread), right after
-    the ``steps``-th converged step has been recorded and announced (fem.run.Run._step)."""
+    """SIGINT as fem.time.interrupt delivers it (Interrupted raised in the main thread), right after
+    the ``steps``-th converged step has been recorded and announced (fem.run.lifecycle.Run._step)."""
     original = fem_run.Run._step
     count = [0]
 
@@ -166,7 +164,7 @@ def sigint_after(steps: int):
 
 
 class EagerProgress(fem_run.ProgressLine):
-    """fem.run's progress line, printing at every step from the first (instead of after 2 s, then
+    """fem.run.lifecycle's progress line, printing at every step from the first (instead of after 2 s, then
     every 20 s): what a run prints, or not, with or without --quiet, shows in a short run."""
 
     def __init__(self, label, t_end, stream=None, delay=2.0, every=20.0):
@@ -280,7 +278,7 @@ for _name, _argv in SDNV105_RUN.items():
 
 #: impossible values: (flags, what the one-line message must say: the flag, and for some the rule);
 #: refused before anything runs. A negative number in exponent form (--dt -1e-3) is read as a value
-#: (fem.run.CaseParser) so that the range check names it; inf and nan are refused by the parser.
+#: (fem.run.lifecycle.CaseParser) so that the range check names it; inf and nan are refused by the parser.
 POSITIVE, FINITE = "must be > 0", "must be a finite number"
 IMPOSSIBLE = {
     "block_on_incline": [(["--dt", "-1e-3"], ("--dt", POSITIVE)), (["--mu", "inf"], ("argument --mu", FINITE)),
@@ -596,7 +594,7 @@ def check_sdnv105_run(result: Result) -> None:
         column -= (weight - sw["rn_O"][-1] - sw["rn_A"][-1]) / 2e10
         assert_parameters(s, rigi_nor=2e10, rigi_tan=1e7, amor_nor=8e6, amor_tan=2e4)
     assert sw["dy_C1"][-1] == pytest.approx(column, rel=2e-2)
-    # --mu 0.2, below this block's friction demand (rigid block, contact.rocking): the pivot slides,
+    # --mu 0.2, below this block's friction demand (rigid block, contact.references.rocking): the pivot slides,
     # the rigid-block references do not apply and no row gets a verdict
     demand = float(_rigid_block().rt_over_rn_max[0])
     assert 0.2 < demand
@@ -616,13 +614,13 @@ def check_sdnv105_run(result: Result) -> None:
     # --dt-fine in the benchmark's first fine window [0, 0.0025] s
     np.testing.assert_allclose(t[:26], np.linspace(0.0, 2.5e-3, 26), atol=1e-12)
     # --auto-steps: no window of the benchmark after that (a, c: fine from 0.0525 s; b: 0.05375 s);
-    # fem.stepping's steps, growing x2 from --dt-fine to --dt, until an impact is predicted within
+    # fem.time.stepping's steps, growing x2 from --dt-fine to --dt, until an impact is predicted within
     # 1.5 of them, then steps of --dt-fine
     first = s["run"]["automatic_refinements"][0]
     assert first["reason"] == "impact predicted"
     assert first["from"] < first["predicted_impact"] <= first["from"] + 1.5 * 0.004 + 1e-12
     coarse = (t >= 2.5e-3 - 1e-12) & (t <= first["from"] + 1e-12)
-    # (a span of fem.stepping, with its reason: the benchmark's second fine window would start at
+    # (a span of fem.time.stepping, with its reason: the benchmark's second fine window would start at
     # 0.05375 s for b, at 0.0525 s for a and c; the growing steps x2 from 0.1 ms reach 4 ms at 8.7 ms)
     steps = _steps(t[coarse])
     np.testing.assert_allclose(steps, [2e-4, 4e-4, 8e-4, 1.6e-3, 3.2e-3] + [0.004] * (steps.size - 5), rtol=1e-9)
@@ -873,7 +871,7 @@ def check_sdnd108_zero_force(result: Result) -> None:
 # --- SDND122 -------------------------------------------------------------------------------------------
 def stop_frequency(m: float, k: float, K: float, gap: float, E: float) -> float:
     """Frequency of the periodic orbit of energy E of m x'' + k x + K max(x - gap, 0) = 0
-    (one_dof_impacts.md §5, corrected closed form), written here independently of contact/nnm.py:
+    (one_dof_impacts.md §5, corrected closed form), written here independently of contact/references/nnm.py:
     free phase 2 arccos(-gap/A) / w0 with A = sqrt(2E/k); contact phase about the shifted
     equilibrium x* = K gap / (k + K) with amplitude B = sqrt(2E(k+K) - kK gap^2) / (k+K)."""
     w0, wc = math.sqrt(k / m), math.sqrt((k + K) / m)
@@ -945,7 +943,7 @@ def check_rigid_custom(result: Result) -> None:
     assert len(res["impact_times"]) == 3  # --impacts
     # --restitution on the angular velocity: every impact keeps e^2 of the kinetic energy
     np.testing.assert_allclose(np.array(res["ke_after"]) / np.array(res["ke_before"]), e**2, rtol=1e-12)
-    # --model linear, --g: the linear-in-angle equation (contact/rocking.py), J_O phi'' = -M g (b - l phi),
+    # --model linear, --g: the linear-in-angle equation (contact/references/rocking.py), J_O phi'' = -M g (b - l phi),
     # J_O = 4 M R^2 / 3, released at rest: phi = b/l - (b/l - theta0) cosh(lambda t), lambda^2 = 3 g l / (4 R^2),
     # first impact where phi = 0 (the flight is integrated to 1e-14 rad: 1e-9 relative is ample)
     lam = math.sqrt(3 * g * l / (4 * (b * b + l * l)))
@@ -1263,10 +1261,10 @@ def test_as_processes(tmp_path):
 
 # ----------------------------------------------------------------------------------- a failed run
 def test_a_newton_failure_is_exit_1_with_the_history_up_to_it(tmp_path, capsys, monkeypatch):
-    """A ConvergenceError reaches fem.run.execute: exit 1, one stderr line, summary.json 'failed'
+    """A ConvergenceError reaches fem.run.lifecycle.execute: exit 1, one stderr line, summary.json 'failed'
     with the message, history.csv holding every step before the failure (sdnd108's integrator made
     to fail past 0.2 s)."""
-    from fem.dynamics import ConvergenceError
+    from fem.time.dynamics import ConvergenceError
     from helpers import load_case
 
     case = load_case("sdnd108")

@@ -38,14 +38,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fem.mesh_io import read_mesh
+from fem.mesh.read import read_mesh
 from helpers import load_case
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
 conv = load_case("convergence")
 
-# the rigid block of the benchmark (contact/rocking.py; README "SDNV105 results")
+# the rigid block of the benchmark (contact/references/rocking.py; README "SDNV105 results")
 RIGID_TIMES = [0.05441, 0.13520, 0.19536, 0.24024, 0.27374]
 RIGID_KE = [7.2919, 4.0733, 2.2754, 1.2711, 0.7103]
 
@@ -186,7 +186,7 @@ def test_energy_creation():
     assert conv.energy_creation(7.29 * (1 + 1e-7), 7.29, 0.0)["created"] is False
     assert conv.energy_creation(None, None, None)["created"] is None
     # friction and the time scheme are books of energy taken too (SDNV105 A at 5e-5 s, before the
-    # friction guard of fem.dynamics: friction gave back 0.127 J)
+    # friction guard of fem.time.dynamics: friction gave back 0.127 J)
     made = conv.energy_creation(7.25, 7.29, 0.03, friction_work=-0.127)
     assert made["created"] is True and "friction work" in made["reasons"][0]
     made = conv.energy_creation(7.25, 7.29, 0.03, numerical_dissipation=-0.16)
@@ -698,7 +698,7 @@ def test_contract_rows(tmp_path):
     """The rows above, run as tests/test_contract.py runs them (the folder holding an earlier run's
     files and a user's file; --out added; the memory check made to fail: the run goes on only
     because of --force)."""
-    from fem import run as fem_run
+    from fem.run import lifecycle as fem_run
 
     folder = tmp_path / "out"
     folder.mkdir()

@@ -1,7 +1,7 @@
 """Rayleigh damping through the real time integrator, against the closed-form damped free vibration.
 
 Model: a clamped-base graphite block (grid_mesh(1, 2), QUA4, small strain) with Code_Aster's
-Rayleigh damping C = AMOR_ALPHA K + AMOR_BETA M (fem.material, fem.model). The first eigenpair
+Rayleigh damping C = AMOR_ALPHA K + AMOR_BETA M (fem.model.material, fem.model.assembly). The first eigenpair
 (omega, phi) of (K, M) on the free dofs comes from scipy (phi M-normalised). C is classical
 (a combination of K and M), so the modes stay uncoupled and the modal coordinate
 q(t) = phi^T M u(t) of a start u0 = q0 phi at rest obeys q'' + 2 zeta omega q' + omega^2 q = 0 with
@@ -39,7 +39,7 @@ common instants, e(dt) = max |q_h(t_n) - q(t_n)| / q0, must
 4. stay in the mode: |u - q phi|_M <= 1e-9 q0 (classical damping; only round-off and the Newton
    tolerance 1e-10 remain).
 
-A one-dof oscillator (point mass, fem.discrete.Springs spring and dashpot to the ground) is
+A one-dof oscillator (point mass, fem.stage.discrete.Springs spring and dashpot to the ground) is
 checked the same way with average acceleration and HHT 'OUI' (zeta = c / (2 sqrt(k m)) = 0.1):
 the dashpot force enters the residual as a force term, through a different path than Rayleigh
 damping.
@@ -50,13 +50,13 @@ import numpy as np
 import pytest
 import scipy.linalg as sl
 
-from fem.discrete import SpringProperties, Springs
-from fem.dynamics import NewtonSettings, Phase, State, integrate
-from fem.loads import ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.mesh import Mesh
-from fem.model import Model
-from fem.schemes import HHT, Newmark
+from fem.stage.discrete import SpringProperties, Springs
+from fem.time.dynamics import NewtonSettings, Phase, State, integrate
+from fem.loads.applied import ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.mesh.mesh import Mesh
+from fem.model.assembly import Model
+from fem.stage.schemes import HHT, Newmark
 from tests.helpers import GRAPHITE, grid_mesh
 
 CLAMPED = (ImposedDisplacement("BASE", "x"), ImposedDisplacement("BASE", "y"))
@@ -103,7 +103,7 @@ def block():
 def modal_history(model: Model, phi: np.ndarray, scheme, dt: float, n_steps: int, q0: float, terms=(),
                   constraints=CLAMPED):
     """Times, q(t_n)/q0 and the largest off-mode part |u - q phi|_M / q0 of a free vibration
-    started at u0 = q0 phi at rest, through fem.dynamics.integrate."""
+    started at u0 = q0 phi at rest, through fem.time.dynamics.integrate."""
     phase = Phase("free", 0.0, n_steps * dt, dt, scheme=scheme, constraints=constraints, newton=TIGHT)
     t, q, off = [], [], 0.0
     M = model.mass

@@ -2,13 +2,13 @@
 import numpy as np
 import pytest
 
-from fem.dynamics import (ConvergenceError, NewtonSettings, Phase, State, Subdivision, energy_report, integrate,
+from fem.time.dynamics import (ConvergenceError, NewtonSettings, Phase, State, Subdivision, energy_report, integrate,
                           run_phases)
-from fem.functions import PiecewiseLinear, ramp
-from fem.loads import Gravity, ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.model import Model
-from fem.schemes import HHT, Newmark, Static
+from fem.loads.functions import PiecewiseLinear, ramp
+from fem.loads.applied import Gravity, ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.model.assembly import Model
+from fem.stage.schemes import HHT, Newmark, Static
 
 from helpers import GRAPHITE, grid_mesh
 
@@ -137,8 +137,8 @@ def test_exhausted_subdivision_names_time_step_and_node():
 
 def test_steps_written_before_a_failure_are_kept(tmp_path):
     """A run that fails leaves every step recorded before the failure on disk."""
-    from fem.recorder import RunRecorder
-    from fem.results import read_history, read_pvd
+    from fem.io.recorder import RunRecorder
+    from fem.io.results import read_history, read_pvd
 
     mesh, model = _free_block()
     good = Phase("settle", 0.0, 0.03, 0.01, Newmark(), gravity=Gravity(), constraints=(
@@ -173,7 +173,7 @@ def test_mass_proportional_damping_decays_rigid_velocity():
 
 def test_overlapping_supports_and_conflicting_values():
     """Clamping two groups that share a corner is fine; imposing two different values is not."""
-    from fem.loads import resolve_constraints
+    from fem.loads.applied import resolve_constraints
 
     mesh = grid_mesh(2, 2)
     c = resolve_constraints(mesh, [ImposedDisplacement("BASE", "x"), ImposedDisplacement("LEFT", "x")])
@@ -215,8 +215,8 @@ def test_free_flight_converges_with_a_relative_tolerance():
     """A point mass thrown upward, then falling freely after a spring releases it: in free flight
     the only force is inertia (zero to round-off) and the relative criterion falls back to the
     force scale met earlier in the phase, as Code_Aster does with a zero load."""
-    from fem.discrete import SpringProperties, Springs
-    from fem.mesh import Mesh
+    from fem.stage.discrete import SpringProperties, Springs
+    from fem.mesh.mesh import Mesh
 
     mesh = Mesh(np.zeros((1, 2)), {}, {"P": np.array([0])})
     model = Model(mesh, {}, point_masses={"P": 1.0})
@@ -230,7 +230,7 @@ def test_free_flight_converges_with_a_relative_tolerance():
 def test_theta_one_half_is_average_acceleration():
     """The theta-method with theta = 1/2 and Newmark(1/4, 1/2) give the same trajectory for a
     smooth linear problem (both are the trapezoidal rule), and theta > 1/2 dissipates."""
-    from fem.schemes import Theta
+    from fem.stage.schemes import Theta
 
     mesh = grid_mesh(2, 3)
     model = Model(mesh, {"BLOCK": ElasticMaterial(**GRAPHITE)}, kinematics="small_strain")
@@ -253,11 +253,11 @@ def test_a_very_short_step_converges_at_the_round_off_of_its_residual():
     steps a located contact event may cut). Newton's matrix is M / (beta dt^2) = 4e18 N/m, so the
     rounding of u (2e-16 m) alone puts about 900 N in the residual, above the relative tolerance
     of the 1e6 N spring force (1e-6: 1 N). The residual is converged at the round-off of its own
-    evaluation (fem.dynamics.round_off_floor); the step's motion is the free oscillation's, to
+    evaluation (fem.time.dynamics.round_off_floor); the step's motion is the free oscillation's, to
     round-off: u(dt) = cos(w dt) with w = 1e3 rad/s, i.e. 1 - 5e-13."""
-    from fem.discrete import SpringProperties, Springs
-    from fem.dynamics import round_off_floor
-    from fem.mesh import Mesh
+    from fem.stage.discrete import SpringProperties, Springs
+    from fem.time.dynamics import round_off_floor
+    from fem.mesh.mesh import Mesh
     import scipy.sparse as sp
 
     mesh = Mesh(np.zeros((1, 2)), {}, {"P": np.array([0])})

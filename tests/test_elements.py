@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 import scipy.sparse.linalg as spla
 
-from fem.elements import ELEMENTS
-from fem.material import ElasticMaterial
-from fem.mesh import CellBlock, Mesh
-from fem.model import Model
+from fem.model.elements import ELEMENTS
+from fem.model.material import ElasticMaterial
+from fem.mesh.mesh import CellBlock, Mesh
+from fem.model.assembly import Model
 
 from helpers import GRAPHITE, grid_mesh
 
@@ -39,7 +39,7 @@ def _inside(cell_type: str, n: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def _fine_rule(cell_type: str, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """An n x n Gauss-Legendre rule on the reference cell, independent of fem.elements: the
+    """An n x n Gauss-Legendre rule on the reference cell, independent of fem.model.elements: the
     tensor rule on [-1, 1]^2, or on the triangle the collapsed (Duffy) rule x = a (1 - b), y = b,
     exact for polynomials of degree <= 2 n - 2."""
     x, w = np.polynomial.legendre.leggauss(n)

@@ -1,4 +1,4 @@
-"""Energy books whose terms are computed independently (fem.energy), on every scheme with damping,
+"""Energy books whose terms are computed independently (fem.stage.energy), on every scheme with damping,
 contact (Lagrange, augmented, penalty, velocity-level) and friction.
 
 The scene: an elastic block (2 x 2 QUA4, E = 1e8 Pa so that its first modes, a few ms, are
@@ -8,7 +8,7 @@ slides with Coulomb friction mu = 0.3, so that every term of the books works: gr
 contact, friction, and the scheme's own dissipation.
 
 The balance error KE + SE + D_damp + W_contact + W_friction + D_num - W_ext - W_reac - E_0 is then
-what the residual the integrator solved misses of the forces the books hold (fem.energy). With
+what the residual the integrator solved misses of the forces the books hold (fem.stage.energy). With
 small strain (SE exactly quadratic, so its trapezoidal work is exact), a rigid plane (gap linear
 in u, so the laws' works equal their forces' works) and Newton converged to RESI_GLOB_RELA = 1e-10,
 what is left is that residual, [u].R summed over the steps with |R| <= 1e-10 of the forces in play:
@@ -29,12 +29,12 @@ from contact.impacts import VelocityContact
 from contact.multipliers import MultiplierContact
 from contact.penalty import ShockLaw, ShockSprings
 from contact.zone import RigidPlane, node_zone
-from fem.dynamics import NewtonSettings, Phase, State, energy_report, integrate
-from fem.explicit import central_differences
-from fem.loads import Gravity
-from fem.material import ElasticMaterial
-from fem.model import Model
-from fem.schemes import HHT, Newmark, Theta
+from fem.time.dynamics import NewtonSettings, Phase, State, energy_report, integrate
+from fem.time.explicit import central_differences
+from fem.loads.applied import Gravity
+from fem.model.material import ElasticMaterial
+from fem.model.assembly import Model
+from fem.stage.schemes import HHT, Newmark, Theta
 from helpers import grid_mesh
 
 BALANCE_TOLERANCE = 1e-9  # of the largest energy term; the README's "What the energy books check"
@@ -157,7 +157,7 @@ def test_books_close_with_discrete_springs_under_hht_oui():
     books of their own, are booked by the trapezoidal work of their force (exact for a linear
     spring: [1/2 u.K u] + <C v>.[u]); the balance closes as for the other terms, and a spring
     left out of the HHT alpha-weighting would show as in test_books_close_on_every_scheme..."""
-    from fem.discrete import SpringProperties, Springs
+    from fem.stage.discrete import SpringProperties, Springs
 
     model, zone = scene()
     springs = Springs(model.mesh, "TOP", SpringProperties(stiffness=(2e5, 1e5), damping=(500.0, 200.0)))

@@ -1,5 +1,5 @@
 """A run never creates energy silently (issue 27, item 4): the energy a contact event creates is
-measured (fem.energy.CreationWatch) and a run whose contact gives back more than a stated fraction
+measured (fem.stage.energy.CreationWatch) and a run whose contact gives back more than a stated fraction
 of its energy scale fails, naming the time and the node; a custom SDNV105 run takes event-driven
 steps that resolve its own impacts; a convergence study's verdict of creation counts every energy
 the run started with.
@@ -12,22 +12,19 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from contact import rocking
-from fem.energy import CreationWatch, EnergyCreated
-from fem.results import read_history
-from fem.run import BadInput
+from contact.references import rocking
+from fem.stage.energy import CreationWatch, EnergyCreated
+from fem.io.results import read_history
+from fem.run.lifecycle import BadInput
 from helpers import load_case
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "cases") not in sys.path:
-    sys.path.insert(0, str(ROOT / "cases"))
-import sdnv105_common as common  # noqa: E402
+from cases import sdnv105_common as common  # noqa: E402
 
 conv = load_case("convergence")
 

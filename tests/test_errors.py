@@ -2,11 +2,11 @@
 import numpy as np
 import pytest
 
-from fem.dynamics import Phase
-from fem.material import ElasticMaterial
-from fem.mesh import CellBlock, Mesh, MeshError
-from fem.mesh_io import read_mesh
-from fem.model import Model
+from fem.time.dynamics import Phase
+from fem.model.material import ElasticMaterial
+from fem.mesh.mesh import CellBlock, Mesh, MeshError
+from fem.mesh.read import read_mesh
+from fem.model.assembly import Model
 
 from helpers import GRAPHITE, grid_mesh
 

@@ -3,13 +3,13 @@ import numpy as np
 import pytest
 
 from contact.shocks import detect_shocks
-from fem.discrete import SpringProperties, Springs
-from fem.dynamics import NewtonSettings, Phase, State, integrate
-from fem.explicit import central_differences, modal_basis, modal_central_differences
-from fem.loads import ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.mesh import Mesh
-from fem.model import Model
+from fem.stage.discrete import SpringProperties, Springs
+from fem.time.dynamics import NewtonSettings, Phase, State, integrate
+from fem.time.explicit import central_differences, modal_basis, modal_central_differences
+from fem.loads.applied import ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.mesh.mesh import Mesh
+from fem.model.assembly import Model
 
 from helpers import GRAPHITE, grid_mesh
 

@@ -118,12 +118,12 @@ from contact.multipliers import MultiplierContact
 from contact.penalty import ShockLaw, ShockSprings
 from contact.state import SLIP, STICK
 from contact.zone import RigidPlane, node_zone
-from fem.dynamics import NewtonSettings, Phase, State, integrate
-from fem.functions import ramp
-from fem.loads import Gravity, NodalForce
-from fem.material import ElasticMaterial
-from fem.model import Model
-from fem.schemes import HHT
+from fem.time.dynamics import NewtonSettings, Phase, State, integrate
+from fem.loads.functions import ramp
+from fem.loads.applied import Gravity, NodalForce
+from fem.model.material import ElasticMaterial
+from fem.model.assembly import Model
+from fem.stage.schemes import HHT
 
 from helpers import grid_mesh
 

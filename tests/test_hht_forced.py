@@ -1,8 +1,8 @@
-"""HHT with MODI_EQUI = 'OUI' (equilibrium at the alpha-weighted time, fem.dynamics) under a
+"""HHT with MODI_EQUI = 'OUI' (equilibrium at the alpha-weighted time, fem.time.dynamics) under a
 TIME-VARYING external force, against the closed form of the forced damped oscillator.
 
 The one-dof system: a point mass m = 2 kg on a spring k = 800 N/m and a dashpot c = 4 N s/m to the
-ground (fem.discrete.Springs, x only; y held), loaded by the nodal force F(t) = F0 sin(W t + phi0)
+ground (fem.stage.discrete.Springs, x only; y held), loaded by the nodal force F(t) = F0 sin(W t + phi0)
 (F0 = 3 N, W = 13 rad/s, phi0 = 0.7: neither the load nor its rate vanishes at t = 0, so the start
 of the run weighs in), released at rest at x = 0. Its exact motion::
 
@@ -40,12 +40,12 @@ import math
 import numpy as np
 import pytest
 
-from fem.discrete import SpringProperties, Springs
-from fem.dynamics import NewtonSettings, Phase, State, integrate
-from fem.loads import ImposedDisplacement, NodalForce
-from fem.mesh import Mesh
-from fem.model import Model
-from fem.schemes import HHT
+from fem.stage.discrete import SpringProperties, Springs
+from fem.time.dynamics import NewtonSettings, Phase, State, integrate
+from fem.loads.applied import ImposedDisplacement, NodalForce
+from fem.mesh.mesh import Mesh
+from fem.model.assembly import Model
+from fem.stage.schemes import HHT
 
 M, K, C = 2.0, 800.0, 4.0  # [kg], [N/m], [N s/m]
 F0, W, PHI0 = 3.0, 13.0, 0.7  # [N], [rad/s], [rad]
@@ -75,7 +75,7 @@ def exact(t: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def run(scheme, dt: float) -> tuple[np.ndarray, np.ndarray]:
-    """Times and x(t_n) [m] of the forced oscillator through fem.dynamics.integrate."""
+    """Times and x(t_n) [m] of the forced oscillator through fem.time.dynamics.integrate."""
     mesh = Mesh(np.zeros((1, 2)), {}, {"P": np.array([0])})
     model = Model(mesh, {}, point_masses={"P": M})
     spring = Springs(mesh, "P", SpringProperties((K, 0.0), (C, 0.0)))

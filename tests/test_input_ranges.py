@@ -18,7 +18,7 @@ What is checked
   --out DIR`` from an empty working folder: exit 2, one line on stderr naming the flag, nothing
   written, neither in the working folder nor in ``--out`` (``list(cwd.iterdir()) == []``).
 * Mesh files (NaN, inf, |x| > 1e6 m) refused when read, naming the file and the node; records
-  (fem.base_motion): two samples run (degree-1 baseline, said in summary.json), an all-zero record
+  (fem.loads.base_motion): two samples run (degree-1 baseline, said in summary.json), an all-zero record
   runs, samples beyond 100 g or not finite refused naming the file and the line.
 * The two-sample and all-zero records run to exit 0 with the block at rest: the rotation of the
   all-zero run is the preload's round-off (below 1e-15 rad, measured 1.7e-19 rad); the two-sample
@@ -44,11 +44,11 @@ import numpy as np
 import pytest
 
 from fem import ranges
-from fem import run as fem_run
-from fem.base_motion import baseline_corrected, read_record
-from fem.mesh import MeshError
-from fem.mesh_io import read_mesh
-from fem.run import BadInput
+from fem.run import lifecycle as fem_run
+from fem.loads.base_motion import baseline_corrected, read_record
+from fem.mesh.mesh import MeshError
+from fem.mesh.read import read_mesh
+from fem.run.lifecycle import BadInput
 from helpers import load_case
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,7 +151,7 @@ def test_rocking_time_scale():
 
 # ----------------------------------------------------------------------------------- the scripts, in process
 class Reached(BaseException):
-    """prepare_output was called: the validation let the input through (BaseException: fem.run.execute
+    """prepare_output was called: the validation let the input through (BaseException: fem.run.lifecycle.execute
     must not turn it into an internal error)."""
 
 

@@ -1,4 +1,4 @@
-"""Mass redistribution (fem.mass): the invariants of every body, the quasi-static massless dofs in
+"""Mass redistribution (fem.model.mass): the invariants of every body, the quasi-static massless dofs in
 the integrators, and the release rule that keeps contact from creating energy.
 
 Invariants. M_r = P^T M P with P exact on affine fields keeps v^T M v for every affine velocity
@@ -22,15 +22,15 @@ import scipy.sparse as sp
 from contact.multipliers import MultiplierContact
 from contact.penalty import ShockLaw, ShockSprings
 from contact.zone import RigidPlane, node_zone
-from fem.dynamics import NewtonSettings, Phase, State, energy_report, integrate
-from fem.explicit import central_differences
-from fem.loads import Gravity
-from fem.mass import inertia_invariants, mass_transfer
-from fem.material import ElasticMaterial
-from fem.mesh import Mesh, MeshError
-from fem.mesh_io import read_mesh
-from fem.model import Model
-from fem.schemes import HHT, Newmark, Theta
+from fem.time.dynamics import NewtonSettings, Phase, State, energy_report, integrate
+from fem.time.explicit import central_differences
+from fem.loads.applied import Gravity
+from fem.model.mass import inertia_invariants, mass_transfer
+from fem.model.material import ElasticMaterial
+from fem.mesh.mesh import Mesh, MeshError
+from fem.mesh.read import read_mesh
+from fem.model.assembly import Model
+from fem.stage.schemes import HHT, Newmark, Theta
 from helpers import grid_mesh
 from meshes.generate import reference_mesh_path
 
@@ -88,7 +88,7 @@ def test_redistribution_keeps_mass_centre_and_inertia_of_each_body(name, mesh, r
 
 
 def test_a_redistributed_body_in_free_fall_keeps_its_centre_of_mass_on_the_parabola():
-    """Gravity stays the continuum's body force (fem.mass): total m g on the unchanged total mass,
+    """Gravity stays the continuum's body force (fem.model.mass): total m g on the unchanged total mass,
     so the centre of mass falls at exactly g; the massless base hangs on its elements, a sag of
     order rho g h^2 / E = 3e-7 m here (E = 1e8 Pa, h = 0.2 m), tiny beside the 2 mm fall."""
     mesh = grid_mesh(3, 4)

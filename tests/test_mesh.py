@@ -1,4 +1,4 @@
-"""Tests of the SDNV105 mesh generator (meshes.generate) and the gmsh reader (fem.mesh_io)."""
+"""Tests of the SDNV105 mesh generator (meshes.generate) and the gmsh reader (fem.mesh.read)."""
 from __future__ import annotations
 
 import gmsh
@@ -6,8 +6,8 @@ import meshio
 import numpy as np
 import pytest
 
-from fem.mesh import Mesh, MeshError
-from fem.mesh_io import read_mesh
+from fem.mesh.mesh import Mesh, MeshError
+from fem.mesh.read import read_mesh
 from meshes import generate
 from meshes.generate import block_on_table, reference_mesh_path
 

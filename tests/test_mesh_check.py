@@ -1,4 +1,4 @@
-"""Ill-posed problems stop with a message naming the nodes or the region: fem.mesh_check.check_mesh
+"""Ill-posed problems stop with a message naming the nodes or the region: fem.mesh.check.check_mesh
 (cracks, floating parts, orphan nodes, degenerate cells) and SingularSystemError from the solves."""
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fem.dynamics import ConvergenceError, Phase, SingularSystemError, State, integrate, solve_increment
-from fem.explicit import central_differences
-from fem.loads import Gravity, ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.mesh import CellBlock, Mesh, MeshError
-from fem.mesh_check import check_mesh
-from fem.mesh_io import read_mesh
-from fem.model import Model
-from fem.newton_system import NewtonSystem
-from fem.schemes import Newmark, Static
+from fem.time.dynamics import ConvergenceError, Phase, SingularSystemError, State, integrate, solve_increment
+from fem.time.explicit import central_differences
+from fem.loads.applied import Gravity, ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.mesh.mesh import CellBlock, Mesh, MeshError
+from fem.mesh.check import check_mesh
+from fem.mesh.read import read_mesh
+from fem.model.assembly import Model
+from fem.time.newton_system import NewtonSystem
+from fem.stage.schemes import Newmark, Static
 
 from helpers import GRAPHITE, grid_mesh
 

@@ -1,7 +1,7 @@
 """Mesh size from the command line (issue 9): ``python -m meshes.generate --layout refined --nx NX
 --ny NY --out FILE.msh`` and ``--nx NX --ny NY`` on the SDNV105 scripts, which generate a uniform
 block into the run's folder and say so in summary.json and report.md; the stepping time of a run
-(fem.recorder.timed_steps, summary.json's ``run.stepping_s``). The scripts run as subprocesses, as
+(fem.io.recorder.timed_steps, summary.json's ``run.stepping_s``). The scripts run as subprocesses, as
 a user runs them.
 
 The contract rows of the --nx / --ny flags (tests/test_contract.py requires a run of every flag of
@@ -23,9 +23,9 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from contact import rocking
-from fem.mesh_io import read_mesh
-from fem.recorder import timed_steps
+from contact.references import rocking
+from fem.mesh.read import read_mesh
+from fem.io.recorder import timed_steps
 from meshes.generate import reference_mesh_path
 from test_sdnv105_run import _run, _summary
 
@@ -71,7 +71,7 @@ def assert_one_error_line(proc: subprocess.CompletedProcess, *words: str) -> str
     (4, 8, "tri6", "--no-table", "sdnv105_block_tri6"),
 ])
 def test_the_command_line_writes_the_refined_mesh(nx, ny, element, table, reference, tmp_path):
-    """The file is read by fem.mesh_io.read_mesh, with the reference mesh's cell groups and node
+    """The file is read by fem.mesh.read.read_mesh, with the reference mesh's cell groups and node
     groups (but the four nodes of its off-centre columns), the node and cell counts of (nx, ny), the
     block [0, 0.36] x [0, 0.80] with O1 at its base centre; stdout names the file and the counts."""
     out = tmp_path / "sub" / "block.msh"
@@ -145,9 +145,7 @@ def test_sdnv105a_runs_on_a_refined_block_and_says_so(tmp_path):
 
 def test_the_benchmark_run_records_its_mesh():
     """Without --nx/--ny the run's mesh is the checked-in one (what summary.json says of it)."""
-    if str(ROOT / "cases") not in sys.path:
-        sys.path.insert(0, str(ROOT / "cases"))
-    import sdnv105_common as common
+    from cases import sdnv105_common as common
 
     for modeling, name in (("a", "sdnv105_quad4"), ("b", "sdnv105_block_tri6")):
         source = common.mesh_source(common.Config(modeling))
@@ -172,10 +170,10 @@ def test_the_stepping_time_is_the_time_inside_the_generator(monkeypatch):
     """timed_steps counts the time spent computing each result (10 ms a step here), not the caller's
     between two results (30 ms), and passes the generator's return value on. The clock is a fake
     one advanced by the generator and by the caller, so that the sums are exact on any machine."""
-    import fem.recorder
+    import fem.io.recorder
 
     clock = SimpleNamespace(now=0.0)
-    monkeypatch.setattr(fem.recorder, "time", SimpleNamespace(perf_counter=lambda: clock.now))
+    monkeypatch.setattr(fem.io.recorder, "time", SimpleNamespace(perf_counter=lambda: clock.now))
 
     def steps():
         for k in range(5):

@@ -3,11 +3,11 @@ stress convergence of a block on a clamped base."""
 import numpy as np
 import pytest
 
-from fem.dynamics import NewtonSettings, Phase, State, integrate
-from fem.loads import Gravity, ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.model import Model
-from fem.schemes import Static
+from fem.time.dynamics import NewtonSettings, Phase, State, integrate
+from fem.loads.applied import Gravity, ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.model.assembly import Model
+from fem.stage.schemes import Static
 
 from helpers import GRAPHITE, grid_mesh, rotation
 
@@ -112,12 +112,12 @@ def test_base_stress_converges_to_weight_over_width():
 
 @pytest.mark.parametrize("kinematics", ["total_lagrangian", "small_strain"])
 def test_regions_fused_into_one_kernel_give_each_its_own_material(kinematics):
-    """Two regions of one element type share a kernel (fem.continuum.fuse) with per-cell materials:
+    """Two regions of one element type share a kernel (fem.model.continuum.fuse) with per-cell materials:
     the forces, tangent and damping matrix are the sums of the two regions' models alone, and the
     iteration matrix's c_k K + c_v C in one product equals the two matrices combined."""
     from dataclasses import replace as dc_replace
 
-    from fem.mesh import CellBlock
+    from fem.mesh.mesh import CellBlock
 
     mesh = grid_mesh(4, 6, element="quad", distort=0.2, seed=3)
     cells = mesh.cell_groups["BLOCK"].connectivity

@@ -35,11 +35,11 @@ def _load():
 mc = _load()
 
 #: the modules with physics: each must have at least one mutation
-PHYSICS = ("fem/continuum.py", "fem/elements.py", "fem/model.py", "fem/dynamics.py", "fem/theta.py",
-           "fem/newton.py", "fem/mass.py", "fem/energy.py", "fem/stepping.py", "fem/base_motion.py",
-           "fem/explicit.py", "contact/penalty.py", "contact/multipliers.py", "contact/zone.py",
-           "contact/shocks.py", "contact/buckling.py", "contact/rocking.py", "contact/rocking_base.py",
-           "contact/overturning.py", "contact/nnm.py", "contact/impacts.py")
+PHYSICS = ("fem/model/continuum.py", "fem/model/elements.py", "fem/model/assembly.py", "fem/time/dynamics.py", "fem/time/theta.py",
+           "fem/time/newton.py", "fem/model/mass.py", "fem/stage/energy.py", "fem/time/stepping.py", "fem/loads/base_motion.py",
+           "fem/time/explicit.py", "contact/penalty.py", "contact/multipliers.py", "contact/zone.py",
+           "contact/shocks.py", "contact/buckling.py", "contact/references/rocking.py", "contact/references/rocking_base.py",
+           "contact/references/overturning.py", "contact/references/nnm.py", "contact/impacts.py")
 
 
 @pytest.mark.parametrize("m", mc.MUTATIONS, ids=[m.name for m in mc.MUTATIONS])

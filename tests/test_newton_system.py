@@ -1,4 +1,4 @@
-"""The Newton system on fixed patterns (fem.newton_system) solves the same equations as the plain
+"""The Newton system on fixed patterns (fem.time.newton_system) solves the same equations as the plain
 scipy.sparse formulation it replaced (sums, products, bmat and J[free][:, free] rebuilt at every
 iteration), iteration by iteration, along real runs.
 
@@ -13,7 +13,6 @@ a system large enough for the sparse path (an 8 x 16 block).
 """
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,19 +20,17 @@ import pytest
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-import fem.dynamics as dynamics
-import fem.theta as theta
-from fem.newton import redundant_equations
-from fem.newton_system import RCOND_MIN
+import fem.time.dynamics as dynamics
+import fem.time.theta as theta
+from fem.time.newton import redundant_equations
+from fem.time.newton_system import RCOND_MIN
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
-if str(CASES) not in sys.path:
-    sys.path.insert(0, str(CASES))
-import sdnv105_common as common  # noqa: E402
+from cases import sdnv105_common as common  # noqa: E402
 
 
 def _plain_system(system, J, lins, trials, c, force_weight):
-    """The mixed matrix and right-hand side built as before fem.newton_system: scipy.sparse
+    """The mixed matrix and right-hand side built as before fem.time.newton_system: scipy.sparse
     products, vstack, block_diag, bmat and fancy indexing."""
     free = system.matrix.free
     Jm = system.matrix.matrix(J)
@@ -43,7 +40,7 @@ def _plain_system(system, J, lins, trials, c, force_weight):
     B_all = sp.vstack([lin.d_du.tocsr() for lin in lins]).tocsc()
     B = B_all[:, free]
     A = sp.block_diag([sp.block_diag(list(lin.d_dlam)) for lin in lins]).tocsr()
-    # the redundancy rule is the equations' (fem.newton.redundant_equations), not the linear algebra's
+    # the redundancy rule is the equations' (fem.time.newton.redundant_equations), not the linear algebra's
     values = [lin.d_du.values for lin in lins]
     columns = np.concatenate([lin.d_du.columns for lin in lins])
     on_free = np.isin(columns, free)
@@ -65,7 +62,7 @@ def _plain_system(system, J, lins, trials, c, force_weight):
 
 @pytest.fixture
 def compared(monkeypatch):
-    """Wrap fem.newton.solve_increment where the steps call it: every call is compared with the plain formulation.
+    """Wrap fem.time.newton.solve_increment where the steps call it: every call is compared with the plain formulation.
     Yields the list of (largest matrix mismatch, correction mismatch or None, rcond)."""
     seen = []
     solve = dynamics.solve_increment
@@ -128,7 +125,7 @@ def _check(seen, at_least: int):
            "--t-end", "0.06"], 300),
     # Moreau-Jean theta with velocity-level contact
     ("d", ["--t-end", "0.06"], 100),
-    # a 408-unknown system: SuperLU on the fixed pattern (fem.newton_system.DENSE_MAX)
+    # a 408-unknown system: SuperLU on the fixed pattern (fem.time.newton_system.DENSE_MAX)
     ("a", ["--nx", "8", "--ny", "16", "--t-end", "0.002"], 20),
     # shock springs: a force term with its own d/du and d/dv in the iteration matrix
     ("b", ["--t-end", "0.01"], 50),
@@ -143,9 +140,9 @@ def test_force_terms_outside_the_pattern_grow_it():
     """Derivatives of a force term that couple dofs no element couples (a spring between two bodies
     met for the first time) are added to the iteration matrix's pattern, and kept: J equals
     c_M M + w (c_K K + C c_v) summed the plain way, at every call, entries of earlier terms included."""
-    from fem.material import ElasticMaterial
-    from fem.model import Model
-    from fem.newton_system import IterationMatrix
+    from fem.model.material import ElasticMaterial
+    from fem.model.assembly import Model
+    from fem.time.newton_system import IterationMatrix
 
     from helpers import GRAPHITE, grid_mesh
 

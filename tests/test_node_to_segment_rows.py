@@ -42,7 +42,7 @@ import pytest
 from contact.buckling import BucklingLaw, BucklingShocks
 from contact.penalty import ShockLaw, ShockSprings
 from contact.zone import node_zone
-from fem.mesh import CellBlock, Mesh
+from fem.mesh.mesh import CellBlock, Mesh
 
 H = 1e-6  # [m] central-difference step
 TOL = 1e-7  # derivatives of order 1 (module docstring)

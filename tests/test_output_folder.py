@@ -1,4 +1,4 @@
-"""Output folders that only ever hold a run's own files (fem.output_folder, fem.run): the files a
+"""Output folders that only ever hold a run's own files (fem.io.output_folder, fem.run.lifecycle): the files a
 run removes are those its predecessor listed; a folder in use is refused naming the other run's
 pid; a killed run's stale lock is taken over and its journal tells which files it wrote; files
 follow the umask; ``--out ''`` is refused; a refused run touches nothing; Ctrl-C while a script
@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from fem import output_folder
-from fem.run import BadInput, Run, prepare_output
+from fem.io import output_folder
+from fem.run.lifecycle import BadInput, Run, prepare_output
 from helpers import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +47,7 @@ def test_a_killed_runs_journal_tells_the_next_run_what_to_remove(tmp_path):
     """A run killed outright (no summary listing its files) leaves its lock with the files it wrote;
     the next run takes the stale lock over and removes exactly those."""
     out = tmp_path / "out"
-    code = ("import os, sys; from fem import output_folder as f; f.claim(sys.argv[1]);"
+    code = ("import os, sys; from fem.io import output_folder as f; f.claim(sys.argv[1]);"
             "f.write_text(os.path.join(sys.argv[1], 'partial.csv'), 't\\n0\\n');"
             "os.makedirs(os.path.join(sys.argv[1], 'sub'));"
             "f.write_text(os.path.join(sys.argv[1], 'sub', 'step_000001.vtu'), 'x'); os._exit(9)")

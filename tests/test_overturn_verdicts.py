@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from contact.overturning import still_table_outcome
-from fem.results import read_history
+from contact.references.overturning import still_table_outcome
+from fem.io.results import read_history
 from helpers import history_past, load_case, wait_for
 
 st = load_case("shaking_table")
@@ -39,7 +39,7 @@ def run(tmp_path, name: str, *argv: str):
 
 # ----------------------------------------------------------------------------------- the rigid block
 def test_the_rigid_block_on_a_still_table():
-    """contact.overturning.still_table_outcome (a_g = 0 from the state on): at rest it survives; past
+    """contact.references.overturning.still_table_outcome (a_g = 0 from the state on): at rest it survives; past
     alpha moving outward it overturns, integrated to 2 alpha (0.62 s from 1.1 alpha at 0.1 rad/s);
     inside alpha with E = 0.75 E_b, moving in, it survives (the energy rule: an impact only loses
     energy); past alpha on the A side (theta < 0), moving outward, it overturns too."""

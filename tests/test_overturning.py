@@ -1,4 +1,4 @@
-"""Overturning spectrum of a rigid block under a one-sine pulse (contact/overturning.py; Zhang and
+"""Overturning spectrum of a rigid block under a one-sine pulse (contact/references/overturning.py; Zhang and
 Makris 2001). Block of SDNV105: b = 0.18, l = 0.40 (tan alpha = 0.45, alpha = 0.42285 rad,
 p = 4.0956 1/s, Housner e = 0.7474). Coordinates: omega_p / p and a_p / (g tan alpha)."""
 import math
@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from contact import overturning as ov
-from contact.rocking import RigidBlock
-from contact.rocking_base import rock_under_base_motion
+from contact.references import overturning as ov
+from contact.references.rocking import RigidBlock
+from contact.references.rocking_base import rock_under_base_motion
 
 B, L, G = 0.18, 0.40, 9.81
 BLOCK = RigidBlock(B, L)

@@ -1,5 +1,5 @@
 """The energy rule that decides, at the end of a one-sine pulse, whether the rigid block overturns
-(contact/overturning.py, rules 1-3 of its docstring), asserted on the decided mode, state by state
+(contact/references/overturning.py, rules 1-3 of its docstring), asserted on the decided mode, state by state
 and pulse by pulse, so that a wrong rule fails a mode assertion rather than a later computation.
 
 Block of SDNV105: b = 0.18 m, l = 0.40 m, alpha = atan(b / l), R = sqrt(b^2 + l^2),
@@ -14,7 +14,7 @@ outward (phi' > 0) it overturns in this flight iff E > E_b or phi > alpha; inwar
 with E and overturns after it iff e^2 E > E_b, else never (every later flight has at most
 e^4 E < E_b). The tests below write E, E_b and e here from these formulas (not from the module),
 take each expected fate from them, and confirm it by integrating the free block
-(contact.rocking_base with a_g = 0) long enough for a survivor to come to rest.
+(contact.references.rocking_base with a_g = 0) long enough for a survivor to come to rest.
 
 The states that separate e^2 E from e E: inward with E_b / e < E < E_b / e^2 (1.338 < E / E_b <
 1.790): one impact, then survival, though e E > E_b. Three pulses end in that band (their states at
@@ -26,9 +26,9 @@ import math
 
 import pytest
 
-from contact import overturning as ov
-from contact.rocking import RigidBlock
-from contact.rocking_base import rock_under_base_motion
+from contact.references import overturning as ov
+from contact.references.rocking import RigidBlock
+from contact.references.rocking_base import rock_under_base_motion
 
 B, L, G = 0.18, 0.40, 9.81
 BLOCK = RigidBlock(B, L)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from contact import overturning as ov
-from contact.rocking import RigidBlock
+from contact.references import overturning as ov
+from contact.references.rocking import RigidBlock
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "cases" / "overturning_spectrum.py"

@@ -5,16 +5,16 @@ The run is small and fast (< 1 s): a soft 1 m x 1 m block (2 x 2 QUA4) on a rigi
 contact, Coulomb mu = 0.3, three base nodes) under gravity, its top edge driven by imposed displacements
 (a rotation of 60 degrees about the top centre with a push down, then a lift), Newmark average
 acceleration, 20 steps, every step archived. The block is written as the case scripts write it
-(``fem.recorder.RunRecorder``: ``solution.pvd``; ``contact.output.ContactRecorder``: ``contact.pvd``),
-driven directly through ``fem.dynamics.integrate``. The large rotation and stretch make the Cauchy
+(``fem.io.recorder.RunRecorder``: ``solution.pvd``; ``contact.output.ContactRecorder``: ``contact.pvd``),
+driven directly through ``fem.time.dynamics.integrate``. The large rotation and stretch make the Cauchy
 stress differ from the second Piola-Kirchhoff stress by far more than the tolerances below, the
 contact goes through open, sticking and slipping states, and the imposed top carries large reactions.
 
 Independent computations (written here, not taken from the library):
 
 * Cauchy stress sigma = F S F^T / det F, with F = I + grad u from the *written* displacement at the
-  2 x 2 Gauss points of each QUA4 (where fem.model.Model.cell_stresses evaluates it), S from the
-  plane-stress Saint-Venant-Kirchhoff law of fem/material.py, S = E/(1 - nu^2) ((1 - nu) E + nu tr(E) I),
+  2 x 2 Gauss points of each QUA4 (where fem.model.assembly.Model.cell_stresses evaluates it), S from the
+  plane-stress Saint-Venant-Kirchhoff law of fem/model/material.py, S = E/(1 - nu^2) ((1 - nu) E + nu tr(E) I),
   averaged over the cell with the Gauss weights times det J (reference volume);
 * Newmark average-acceleration kinematics between consecutive written steps (velocity and acceleration
   are the rates of the written displacement);
@@ -24,8 +24,6 @@ Independent computations (written here, not taken from the library):
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 
 import meshio
 import numpy as np
@@ -35,16 +33,15 @@ from contact.multipliers import MultiplierContact
 from contact.output import ContactRecorder
 from contact.state import OPEN, SLIP
 from contact.zone import RigidPlane, node_zone
-from fem.dynamics import NewtonSettings, Phase, State, integrate
-from fem.functions import PiecewiseLinear
-from fem.loads import Gravity, ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.model import Model
-from fem.recorder import RunRecorder
-from fem.results import read_pvd
-from fem.schemes import Newmark
+from fem.time.dynamics import NewtonSettings, Phase, State, integrate
+from fem.loads.functions import PiecewiseLinear
+from fem.loads.applied import Gravity, ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.model.assembly import Model
+from fem.io.recorder import RunRecorder
+from fem.io.results import read_pvd
+from fem.stage.schemes import Newmark
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 from helpers import grid_mesh  # noqa: E402
 
 YOUNG, POISSON, RHO = 2.0e5, 0.3, 1000.0  # Pa, -, kg/m^3: soft, so that the deformation is large

@@ -29,7 +29,7 @@ What each test checks, and why its tolerance
    ramped then held, Static: sum of R_N = M g to 1e-8 (equilibrium, Newton at 1e-10), and the
    penetrations equal those of the same block on linear springs to 1e-8. At rest the elements
    stick, so each is exactly a linear spring of stiffness RIGI_NOR along y and RIGI_TAN along x
-   (the tangent t = (-1, 0) of the plane): the reference uses fem.discrete.Springs (1e7, 3e10).
+   (the tangent t = (-1, 0) of the plane): the reference uses fem.stage.discrete.Springs (1e7, 3e10).
    (Springs (0, 3e10) differ by 5e-8: the tangential springs at O and A restrain the base's Poisson
    spreading, which is why they are kept.)
 4. Coulomb cap: 1 kg at rest on a plane (K_n = K_t = 1e6, mu = 0.3), pushed by F = 6 t N. Sticks with
@@ -59,15 +59,15 @@ from scipy.optimize import brentq
 from contact.penalty import ShockLaw, ShockSprings
 from contact.state import OPEN, SLIP, STICK
 from contact.zone import RigidPlane, node_zone
-from fem.discrete import SpringProperties, Springs
-from fem.dynamics import NewtonSettings, Phase, State, integrate, run_phases
-from fem.functions import ramp
-from fem.loads import Gravity, ImposedDisplacement, NodalForce
-from fem.material import ElasticMaterial
-from fem.mesh import CellBlock, Mesh
-from fem.mesh_io import read_mesh
-from fem.model import Model
-from fem.schemes import Newmark, Static
+from fem.stage.discrete import SpringProperties, Springs
+from fem.time.dynamics import NewtonSettings, Phase, State, integrate, run_phases
+from fem.loads.functions import ramp
+from fem.loads.applied import Gravity, ImposedDisplacement, NodalForce
+from fem.model.material import ElasticMaterial
+from fem.mesh.mesh import CellBlock, Mesh
+from fem.mesh.read import read_mesh
+from fem.model.assembly import Model
+from fem.stage.schemes import Newmark, Static
 from meshes.generate import reference_mesh_path
 
 

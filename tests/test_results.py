@@ -1,4 +1,4 @@
-"""Tests of fem.results: .vtu/.pvd time series for ParaView and CSV time histories."""
+"""Tests of fem.io.results: .vtu/.pvd time series for ParaView and CSV time histories."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -7,8 +7,8 @@ import meshio
 import numpy as np
 import pytest
 
-from fem.mesh import CellBlock, Mesh
-from fem.results import (
+from fem.mesh.mesh import CellBlock, Mesh
+from fem.io.results import (
     HistoryWriter,
     PointSetSeriesWriter,
     TimeSeriesWriter,
@@ -255,7 +255,7 @@ def test_history_of_a_killed_run(tmp_path, caplog):
         h.append({"t": 0.0, "ux": 1.0, "RN": 2.0})
         h.append({"t": 0.5, "ux": 3.0, "RN": 4.0})
     path.write_text(path.read_text() + "1,5.5")  # a partial third line, no newline
-    with caplog.at_level("WARNING", logger="fem.results"):
+    with caplog.at_level("WARNING", logger="fem.io.results"):
         back = read_history(path)
     assert back["t"].tolist() == [0.0, 0.5] and back["RN"].tolist() == [2.0, 4.0]
     assert "dropping incomplete last line 4" in caplog.text

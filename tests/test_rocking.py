@@ -1,11 +1,11 @@
-"""Event-driven rigid-body rocking reference (contact/rocking.py) against the SDNV105 document §2."""
+"""Event-driven rigid-body rocking reference (contact/references/rocking.py) against the SDNV105 document §2."""
 import json
 import math
 
 import numpy as np
 import pytest
 
-from contact import rocking as rk
+from contact.references import rocking as rk
 
 from helpers import load_case
 
@@ -268,7 +268,7 @@ def test_case_script(tmp_path):
     (["--impacts", "3", "--restitution", "1e-6"], "--impacts 3: with --restitution (e = 1e-06"),
 ])
 def test_case_script_bad_input(tmp_path, capsys, flags, message):
-    """Refusals in the flags' names (never contact.rocking's b, l, theta_in), before anything is written."""
+    """Refusals in the flags' names (never contact.references.rocking's b, l, theta_in), before anything is written."""
     case = load_case("rigid_rocking")
     assert case.main(["--out", str(tmp_path / "out"), *flags]) == 2
     err = capsys.readouterr().err

@@ -1,4 +1,4 @@
-"""Rigid block rocking on a moving table (contact/rocking_base.py): Housner / Zhang and Makris 2001.
+"""Rigid block rocking on a moving table (contact/references/rocking_base.py): Housner / Zhang and Makris 2001.
 
 Blocks: SDNV105 (b = 0.18, l = 0.40, tan alpha = 0.45, p = 4.0956 1/s), a second one (b = 0.25,
 l = 1.0) and a slender one (b/l = 0.05). Sign: a_g > 0 tips the block towards theta < 0 (pivot A)."""
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from contact import rocking as rk
-from contact import rocking_base as rb
+from contact.references import rocking as rk
+from contact.references import rocking_base as rb
 
 G = 9.81
 B, L = 0.18, 0.40

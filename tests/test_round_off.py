@@ -9,18 +9,16 @@ test_a_round_off_ensemble_meets_every_code_aster_test_by_its_median.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import pytest
 
-from fem.results import read_history
+from fem.io.results import read_history
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "cases"))
-import sdnv105_common as common  # noqa: E402
+from cases import sdnv105_common as common  # noqa: E402
 
 
 def test_the_tilt_moves_by_units_in_the_last_place():

@@ -1,4 +1,4 @@
-"""fem.run: the run lifecycle every case script shares (output folder, status, exit codes,
+"""fem.run.lifecycle: the run lifecycle every case script shares (output folder, status, exit codes,
 resource bounds, progress line, command line). Library-level checks; the scripts' own behaviour
 is checked over every script in tests/test_contract.py and as subprocesses in tests/test_sdnv105_run.py."""
 import io
@@ -8,10 +8,12 @@ import signal
 
 import pytest
 
-from fem import output_folder, progress
-from fem.dynamics import ConvergenceError
-from fem.interrupt import Interrupted
-from fem.run import (BadInput, CaseParser, ProgressLine, Run, add_run_flags, check_resources, count_steps, estimate, execute,
+from fem.io import output_folder
+
+from fem.time import progress
+from fem.time.dynamics import ConvergenceError
+from fem.time.interrupt import Interrupted
+from fem.run.lifecycle import (BadInput, CaseParser, ProgressLine, Run, add_run_flags, check_resources, count_steps, estimate, execute,
                      finite, prepare_output)
 
 
@@ -174,12 +176,12 @@ def test_progress_line_is_silent_during_its_delay():
 
 
 def test_a_signal_inside_held_waits_for_the_block_to_end():
-    """fem.interrupt.held: a SIGINT during the block (a step being recorded and announced) is
+    """fem.time.interrupt.held: a SIGINT during the block (a step being recorded and announced) is
     raised when the block ends, after all of it ran; outside held it is raised at once."""
     import os
     import signal
 
-    from fem.interrupt import Interrupted, catch_signals, held
+    from fem.time.interrupt import Interrupted, catch_signals, held
 
     done = []
     with catch_signals():
@@ -269,7 +271,7 @@ def test_a_state_that_overflows_ends_the_run_failed(tmp_path, capsys):
 def test_a_started_run_keeps_its_files_when_its_summary_cannot_be_written(tmp_path, capsys, monkeypatch):
     """A full disk when the final summary.json is written: the run fails (exit 1) and what it
     computed stays on disk; only a run that never started leaves the folder as it was found."""
-    import fem.run
+    import fem.run.lifecycle
 
     def body(argv):
         run = _start(prepare_output(tmp_path / "out"))
@@ -279,7 +281,7 @@ def test_a_started_run_keeps_its_files_when_its_summary_cannot_be_written(tmp_pa
         def full_disk(path, data):
             raise OSError(28, "No space left on device", str(path))
 
-        monkeypatch.setattr(fem.run, "write_json", full_disk)
+        monkeypatch.setattr(fem.run.lifecycle, "write_json", full_disk)
         run.finish("complete")
         return 0
 

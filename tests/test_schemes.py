@@ -1,8 +1,8 @@
-"""Acceptance tests of the Newmark / HHT time integrators (fem.schemes, fem.dynamics).
+"""Acceptance tests of the Newmark / HHT time integrators (fem.stage.schemes, fem.time.dynamics).
 
 Everything runs through the real machinery (Model, Phase, integrate) on small ``grid_mesh``
 blocks of graphite (E = 6e11 Pa, nu = 0.2, rho = 1450 kg/m^3, no damping, clamped base). The
-reference values are derived here, independently of fem/dynamics.py, from the schemes' defining
+reference values are derived here, independently of fem/time/dynamics.py, from the schemes' defining
 equations (Newmark update formulas + alpha-weighted equilibrium)::
 
     u1 = u0 + dt v0 + dt^2 ((1/2 - beta) a0 + beta a1)
@@ -10,8 +10,8 @@ equations (Newmark update formulas + alpha-weighted equilibrium)::
     M a1 + (1 + af) K u1 - af K u0 = 0          (af = alpha for HHT 'OUI', 0 otherwise)
 
 with HHT's beta = (1-alpha)^2/4, gamma = 1/2 - alpha, af written in this file from Code_Aster's
-definition (``hht_parameters``) rather than read from fem.schemes, so a wrong sign or formula in
-fem.schemes cannot move the reference with it; a separate test compares the two.
+definition (``hht_parameters``) rather than read from fem.stage.schemes, so a wrong sign or formula in
+fem.stage.schemes cannot move the reference with it; a separate test compares the two.
 
 1. Energy conservation of average acceleration (Newmark 1/4, 1/2), QUA4 and TRIA6 blocks, random
    initial displacement and velocity, 1000 steps of dt = T1/20: kinetic + strain energy constant to
@@ -91,12 +91,12 @@ import numpy as np
 import pytest
 import scipy.linalg as sl
 
-from fem.dynamics import NewtonSettings, Phase, State, energy_report, integrate
-from fem.loads import ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.mesh import Mesh
-from fem.model import Model
-from fem.schemes import HHT, Newmark
+from fem.time.dynamics import NewtonSettings, Phase, State, energy_report, integrate
+from fem.loads.applied import ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.mesh.mesh import Mesh
+from fem.model.assembly import Model
+from fem.stage.schemes import HHT, Newmark
 from tests.helpers import GRAPHITE, grid_mesh
 
 MATERIAL = ElasticMaterial(**GRAPHITE)
@@ -160,7 +160,7 @@ def hht_closed_form(Omega: float, beta: float, gamma: float, alpha_f: float) -> 
 
 def hht_parameters(alpha: float, modified: bool) -> tuple[float, float, float]:
     """(beta, gamma, af) of Code_Aster's HHT, written here from its definition (R5.05.05), not
-    read from fem.schemes: 'OUI' = equilibrium at the alpha-weighted time, 'NON' = af = 0."""
+    read from fem.stage.schemes: 'OUI' = equilibrium at the alpha-weighted time, 'NON' = af = 0."""
     return (1.0 - alpha) ** 2 / 4.0, 0.5 - alpha, (alpha if modified else 0.0)
 
 

@@ -73,8 +73,8 @@ import pytest
 from contact.buckling import (ELASTIC, FALL, PLATEAU, POST, SEPARATED, UNLOADING, BucklingLaw, BucklingShocks,
                               node_pairs)
 from contact.zone import RigidPlane, node_zone
-from fem.mesh import Mesh
-from fem.results import read_history
+from fem.mesh.mesh import Mesh
+from fem.io.results import read_history
 
 from helpers import load_case
 
@@ -521,7 +521,7 @@ def test_master_segment_zone_rows():
     """node_zone against a master line: the force goes to the master nodes with weights (1 - xi), xi,
     and equals -N^T F with the zone's rows."""
     pts = np.array([[0.25, 0.0], [0.0, 0.0], [1.0, 0.0]])
-    from fem.mesh import CellBlock
+    from fem.mesh.mesh import CellBlock
     mesh = Mesh(points=pts, cell_groups={"M": CellBlock("line", np.array([[2, 1]]))},
                 node_groups={"S": np.array([0]), "M": np.array([1, 2])})
     zone = node_zone(mesh, "S", "M")

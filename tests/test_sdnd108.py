@@ -66,7 +66,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fem.results import read_history
+from fem.io.results import read_history
 
 from helpers import load_case
 

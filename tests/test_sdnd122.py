@@ -1,4 +1,4 @@
-"""SDND122: nonlinear normal mode of a mass on an elastic stop (contact/nnm.py, cases/sdnd122.py).
+"""SDND122: nonlinear normal mode of a mass on an elastic stop (contact/references/nnm.py, cases/sdnd122.py).
 
 Cheapest first: the exact flow against finite differences and solve_ivp, the shooting at the tested
 energy, the closed form against time integration, the continued branch, bad input, the case script.
@@ -7,7 +7,7 @@ Tolerances: the flow is the exact piecewise-harmonic solution and the orbits are
 on it, so frequencies agree with the closed form to round-off (1e-12, a few hundred operations on
 numbers of order 1); solve_ivp (DOP853, rtol 1e-12) to 1e-10; central differences with h = 1e-7 to
 1e-7 (truncation h^2 ~ 1e-14, round-off eps / h ~ 1e-9). The closed form is written again here
-(:func:`exact_frequency`, one_dof_impacts.md §5, corrected) independently of contact/nnm.py, and so
+(:func:`exact_frequency`, one_dof_impacts.md §5, corrected) independently of contact/references/nnm.py, and so
 is the document's (Code_Aster's) formula (:func:`document_formula_frequency`): the 6.4e-4 between
 them is the term that formula drops, derived, not a value of this code. Code_Aster's computed
 frequencies (harmonic balance on a regularised stop) are compared within its own PRECISION 1e-3;
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contact.nnm import (StopOscillator, aster_formula_frequency, check_energy_range, closed_form_frequency,
+from contact.references.nnm import (StopOscillator, aster_formula_frequency, check_energy_range, closed_form_frequency,
                          continue_branch, integrate_numerically, periodic_orbit)
 
 from helpers import load_case

@@ -9,21 +9,19 @@ import csv
 import json
 import math
 import re
-import sys
 from pathlib import Path
 
 import meshio
 import numpy as np
 import pytest
 
-from contact import rocking
-from fem.mesh_io import read_mesh
-from fem.results import read_pvd
+from contact.references import rocking
+from fem.mesh.read import read_mesh
+from fem.io.results import read_pvd
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
-sys.path.insert(0, str(CASES))
-import sdnv105_common  # noqa: E402  (only to run the cases as the scripts do; nothing of its post-processing)
+from cases import sdnv105_common  # noqa: E402  (only to run the cases as the scripts do; nothing of its post-processing)
 
 REFERENCE = CASES / "reference" / "code_aster_tests.json"
 FIRST_IMPACT = 0.05440978  # s, the benchmark's rigid-body first collision (sdnv105.md §1.7)
@@ -31,7 +29,7 @@ KE = "ke"  # history column of the block kinetic energy (Code_Aster POST_ELEM EN
 
 
 def _csv(path: Path) -> dict[str, np.ndarray]:
-    """A CSV history as {column: float array}, read here (not with fem.results)."""
+    """A CSV history as {column: float array}, read here (not with fem.io.results)."""
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     data = np.array(rows[1:], dtype=float).reshape(len(rows) - 1, len(rows[0]))
@@ -555,7 +553,7 @@ def test_energy_balance_closes(name, request):
     """The books of the release, re-derived from history.csv here: KE + strain + gravity potential +
     Rayleigh damping + contact and friction work + the scheme's dissipation - support work stays
     constant within 1e-5 of the potential-energy drop to the first impact (the README's figure:
-    every term is computed on its own (fem.energy), so the error is the residual Newton leaves
+    every term is computed on its own (fem.stage.energy), so the error is the residual Newton leaves
     at RESI_GLOB_RELA = 1e-6, summed over the run; measured 1.8e-6 to 4.2e-6). The summary's figure
     is the same. Damping, the dissipative schemes (HHT alpha < 0 in the impact windows,
     theta = 0.55) and, in b and d, friction have given no energy back by the end of the run."""
@@ -695,7 +693,7 @@ def test_other_blocks_rock_like_the_rigid_reference(width, height, tilt, tmp_pat
 @pytest.mark.parametrize("name", ["run_a", "run_b", "run_c", "run_d", "run_b_benchmark"])
 def test_default_runs_are_benchmark_runs_graded_against_code_aster(name, request):
     """The scripts' defaults (time-step options apart) are the benchmark: configuration 'benchmark',
-    every check with Code_Aster's value and a verdict (summary.json as fem.run writes it)."""
+    every check with Code_Aster's value and a verdict (summary.json as fem.run.lifecycle writes it)."""
     s = request.getfixturevalue(name)
     assert s["status"] == "complete" and s["configuration"] == "benchmark" and s["departures"] == []
     assert {"command", "version", "parameters", "t_reached"} <= set(s)

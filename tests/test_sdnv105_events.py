@@ -13,7 +13,7 @@ the step: the contact takes 0.02 J at most and the kinetic energy before the sec
 4.2945, 4.2918, 4.2855 J at dt = 5e-5, 2.5e-5, 1.25e-5 s (instants 0.13745, 0.13742, 0.13737 s).
 
 Over the whole release (to 0.33 s, six impacts) the located rules need three more things, each
-measured on these runs (fem.dynamics):
+measured on these runs (fem.time.dynamics):
 * a release is located on the reaction's swing over the step, not on its value at the step start:
   when O lands, A's reaction drops from a few hundred newtons to meganewtons of traction within
   the step; located on 1 % of R_N,n, the search probed a 4e-9 s step, whose Newton failed, and A
@@ -36,16 +36,13 @@ from __future__ import annotations
 
 import csv
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
-if str(CASES) not in sys.path:
-    sys.path.insert(0, str(CASES))
-import sdnv105_common as common  # noqa: E402  (the scripts' own entry point, run_case)
+from cases import sdnv105_common as common  # noqa: E402  (the scripts' own entry point, run_case)
 
 
 def _history(path: Path) -> dict[str, np.ndarray]:

@@ -16,9 +16,9 @@ from test_sdnv105_events import _history, common
 def test_without_the_friction_guard_a_step_gives_energy_back(tmp_path, monkeypatch):
     """The guard is what keeps the friction book non-negative: with it off (threshold infinite),
     the step after the fourth impact at dt = 5e-5 s gives back about 0.1 J (measured 0.107 J), and
-    the run's creation watch (fem.energy.CreationWatch, 1 % of the drop for these located rules)
+    the run's creation watch (fem.stage.energy.CreationWatch, 1 % of the drop for these located rules)
     stops it there: status failed, exit 1, the time and the node named."""
-    import fem.dynamics as dynamics
+    import fem.time.dynamics as dynamics
     monkeypatch.setattr(dynamics, "FRICTION_CREATION", np.inf)
     code = common.run_case("a", ["--out", str(tmp_path), "--no-paraview", "--quiet", "--force", "--mass",
                                  "redistributed", "--dt", "5e-5", "--dt-fine", "5e-5", "--alpha", "0", "--t-end",
@@ -37,11 +37,11 @@ def test_c_a_release_jumping_at_the_step_start_opens_there(tmp_path, monkeypatch
     base nodes at its start; O's reaction held closed jumps there, from 1832 N at t_n to -550 kN an
     instant later. The release search then converged on the step start and committed a step of
     about 1e-15 s, after which the run blew up (kinetic energy 6e16 J, books missing by 4e14 % of
-    the drop; exit 1). Such a node now opens at the step start (fem.dynamics.step_with_release):
+    the drop; exit 1). Such a node now opens at the step start (fem.time.dynamics.step_with_release):
     no committed step is shorter than 1e-6 of dt, the books balance (measured 2.9e-6 of the drop)
     and no step of the contact gives energy back (measured -5e-12 J at worst; before, a release at
     a window boundary was not located and gave back 1/2 R_N,n g_{n+1} = 4.5e-5 J at t = 0.14 s)."""
-    import fem.dynamics as dynamics
+    import fem.time.dynamics as dynamics
     dt, steps = 5e-5, []
     newton_step = dynamics._newton_step
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contact import rocking
-from fem.results import read_history, read_pvd
+from contact.references import rocking
+from fem.io.results import read_history, read_pvd
 from helpers import history_past, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]

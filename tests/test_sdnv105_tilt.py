@@ -3,7 +3,7 @@ the state the tilt leaves, and the exit code of a run whose energy books contrad
 
 * ``exact`` (the default away from the benchmark's block and tilt) turns the block rigidly about
   its corner O: released from 0.05, 0.1, 0.2 and 0.3 rad (modelings a and d), it rocks to its first
-  impact as the rigid block of contact.rocking does, and the strain energy left at the end of the
+  impact as the rigid block of contact.references.rocking does, and the strain energy left at the end of the
   tilt is below 1e-6 of the potential-energy drop to that impact. The numbers are read here from the
   run's CSV histories (tilt_history.csv, history.csv), not from its summary.
 * ``code_aster`` (the benchmark's rule, kept for it bit for bit) at 0.1 rad stops after the tilt
@@ -19,22 +19,19 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from contact import rocking
-from fem.dynamics import State, integrate
-from fem.loads import Gravity
-from fem.results import read_history
+from contact.references import rocking
+from fem.time.dynamics import State, integrate
+from fem.loads.applied import Gravity
+from fem.io.results import read_history
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
-if str(CASES) not in sys.path:
-    sys.path.insert(0, str(CASES))
-import sdnv105_common as common  # noqa: E402  (the scripts' own entry point, run_case)
+from cases import sdnv105_common as common  # noqa: E402  (the scripts' own entry point, run_case)
 
 G = 9.81
 B, L, RHO = 0.18, 0.40, 1450.0  # the benchmark's block: half width, half height [m], density
@@ -42,7 +39,7 @@ OPEN = 0  # history column status_*: 0 open, 1 sticking, 2 sliding
 
 
 def rigid(tilt: float):
-    """contact.rocking's rigid block released at ``tilt`` (as sdnv105_common.rigid_reference)."""
+    """contact.references.rocking's rigid block released at ``tilt`` (as sdnv105_common.rigid_reference)."""
     return rocking.rock(B, L, tilt, g=G, rho=RHO, n_impacts=1, model="nonlinear")
 
 

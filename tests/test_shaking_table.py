@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
-from fem import base_motion as bm
+from fem.loads import base_motion as bm
 from helpers import load_case
-from fem.results import read_history
+from fem.io.results import read_history
 
 st = load_case("shaking_table")
 G = 9.81
-DATA = st._ROOT / "tests" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def run(tmp_path, name: str, *argv: str) -> tuple[dict, dict]:
@@ -101,7 +102,7 @@ def test_uplift_time_under_a_harmonic_table_acceleration(tmp_path, amplitude_g, 
     """Under a sin(w t) from rest the block stands on one corner from t* = asin(g tan(alpha)/a)/w
     (uplift_onset), within one time step plus 1 % (the onset is seen at the end of the step in which
     the last other base node lets go: the coarse step of 1e-3 s). Its corner then rises 1e-6 m
-    (uplift_time) when the rigid block's does (contact.rocking_base.lift_time), same tolerance."""
+    (uplift_time) when the rigid block's does (contact.references.rocking_base.lift_time), same tolerance."""
     dt = 1e-3
     w = 2 * math.pi * frequency
     t_star = math.asin(0.45 / amplitude_g) / w
@@ -122,7 +123,7 @@ def test_two_stacked_sdnv105_blocks_uplift_as_one_column(tmp_path, factor):
     factor * g b / (2 l_block) = factor * 0.225 g (ramp 0.1 s, hold 0.2 s), mu = 0.9 at both contacts.
 
     Each block alone would need 0.45 g to lift on its own base, the column as one body 0.225 g. At
-    1.03 the column lifts on its base (onset within 1 % of the rigid column's, contact.rocking_base,
+    1.03 the column lifts on its base (onset within 1 % of the rigid column's, contact.references.rocking_base,
     which the test of the single block bounds to the time-step error), both blocks turn together
     (their rotations within 1e-3 of each other: the stack's elastic shear is ~1e-7 rad) and the
     joint stays shut (its corners' gaps below the 1e-6 m uplift criterion, where the column's
@@ -154,7 +155,7 @@ def test_two_stacked_sdnv105_blocks_uplift_as_one_column(tmp_path, factor):
 def test_a_recorded_accelerogram_runs_end_to_end(tmp_path):
     """The PEER .AT2 file of tests/data (0.24 s, in g) scaled to a 0.3 g peak: below the uplift
     threshold, the block rides the table at rest. After the record's baseline correction the table
-    ends at rest: its final velocity below 1 % of its peak (fem.base_motion.baseline_corrected)."""
+    ends at rest: its final velocity below 1 % of its peak (fem.loads.base_motion.baseline_corrected)."""
     s, h = run(tmp_path, "record", "--excitation", "record", "--record", str(DATA / "record_small.AT2"),
                "--amplitude-g", "0.3", "--t-end", "0.5")
     assert s["table"]["peak_acceleration"] == pytest.approx(0.3 * G, rel=1e-9)

@@ -28,9 +28,9 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from fem import base_motion as bm
-from fem.mesh_io import read_mesh
-from fem.results import read_history, read_pvd
+from fem.loads import base_motion as bm
+from fem.mesh.read import read_mesh
+from fem.io.results import read_history, read_pvd
 from helpers import assert_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,7 +147,7 @@ def check_short(result) -> None:
     h = result.history()
     t = h["t"]
     _steps_within_dt(t, 2e-3, 0.02)
-    # the first step after rest is growth x dt_fine = 2 x dt / 10 (fem.stepping: no event, no history yet)
+    # the first step after rest is growth x dt_fine = 2 x dt / 10 (fem.time.stepping: no event, no history yet)
     assert t[1] == pytest.approx(2 * 2e-4, rel=1e-12)
     ramp = bm.Ramp(0.2 * G, 0.1, 0.2)
     _table_history(h, ramp, 0.2 * G)
@@ -240,7 +240,7 @@ def check_sine_pulse_c(result) -> None:
     # a rises over [0, 0.035] (a quarter period is 0.05 s): the peak is a(t_end)
     assert s["table"]["peak_acceleration"] == pytest.approx(A * math.sin(w * 0.035), rel=1e-9)
     # --dt-fine: contact events happened (the heel opens, then the block lifts) and every step begun
-    # within a fine span is --dt-fine (fem.stepping), but the run's last, cut to --t-end
+    # within a fine span is --dt-fine (fem.time.stepping), but the run's last, cut to --t-end
     spans = s["fine_spans"]
     assert spans
     steps = np.diff(t)
@@ -297,7 +297,7 @@ def check_cosine_pulse_d(result) -> None:
     assert s["slid"] is True and s["max_friction_ratio"] == pytest.approx(0.1, rel=1e-6)
     x = h["dx_C1"]
     assert np.all(np.abs(h["friction_demand"][1:] - 0.1) <= 1e-6) and np.all(np.diff(x) < 0)
-    # --theta 0.6: the Moreau-Jean update [u] = dt ((1 - theta) v0 + theta v1) (fem.energy's docstring),
+    # --theta 0.6: the Moreau-Jean update [u] = dt ((1 - theta) v0 + theta v1) (fem.stage.energy's docstring),
     # read off the sliding block: [u] from DX(C1), v = -sqrt(2 KE / M) (it translates, backwards), so
     # theta = ([u]/dt - v0) / (v1 - v0) at each step. Measured within 2e-3 of 0.6 from the 5th step (the
     # first ones ring with the pulse's jump at t = 0, which KE holds too): 5e-3, ten times less than
@@ -394,7 +394,7 @@ def check_slide(result) -> None:
     assert x[-1] == pytest.approx(closed, rel=1e-2)
     assert s["max_slip"] == pytest.approx(abs(closed), rel=1e-2)
     # --tolerance: a coarse step after two sliding steps n-1, n is min(dt, 2 dt_n, 0.9 dt_n (tol / eta)^(1/3))
-    # with eta = |beta - 1/6| dt_n^2 |A_n - A_(n-1)| (fem.stepping; beta = 1/4, the rigid block's
+    # with eta = |beta - 1/6| dt_n^2 |A_n - A_(n-1)| (fem.time.stepping; beta = 1/4, the rigid block's
     # rotation nil), A_n = -(mean a over step n - mu g) the sliding block's mean relative acceleration,
     # from the closed form. Measured within 0.9 %: 2 % (the default tolerance, 1e-7, would give steps
     # (10/3)^(1/3) = 1.49 times longer)

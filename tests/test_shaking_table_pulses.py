@@ -1,5 +1,5 @@
 """One-sine pulses on the SDNV105 block (cases/shaking_table.py) against the rigid block under the
-same pulse (contact.rocking_base; Zhang and Makris 2001): survival, overturning after an impact,
+same pulse (contact.references.rocking_base; Zhang and Makris 2001): survival, overturning after an impact,
 overturning without one. Slow (8 FE runs of 2 to 4 s of motion): the pairs at w_p/p = 2 here, those
 at 4 in tests/test_shaking_table_pulses_4.py, so that two test workers share them (--dist loadfile
 gives a file to one worker)."""
@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from contact import rocking_base
+from contact.references import rocking_base
 from test_shaking_table import G, run
 
 # ----------------------------------------------------------------------------------- one-sine pulses
@@ -25,7 +25,7 @@ def _outcome(summary: dict) -> str:
     return "overturns after impact" if before else "overturns without impact"
 
 
-#: (w_p / p, a_p / (g tan alpha)); the rigid block (contact.rocking_base, over the pulse + 1.5 s) puts
+#: (w_p / p, a_p / (g tan alpha)); the rigid block (contact.references.rocking_base, over the pulse + 1.5 s) puts
 #: them in: survives (2, 1.05), (4, 2.0), (4, 2.75), (4, 4.5); overturns after one impact (2, 1.5),
 #: (4, 3.5); overturns without impact (2, 3.0), (4, 5.75). Each lies at least 0.15 from the nearest
 #: amplitude of another outcome in a rigid scan of a_p/(g tan alpha) = 1 to 6 by 0.05 (README).

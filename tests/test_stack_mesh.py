@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from contact.zone import contact_zone
-from fem.mesh import MeshError
-from fem.mesh_check import check_mesh
-from fem.mesh_io import read_mesh
+from fem.mesh.mesh import MeshError
+from fem.mesh.check import check_mesh
+from fem.mesh.read import read_mesh
 from meshes.generate import block_on_table, stack_on_table
 
 TOL = 1e-12

@@ -1,5 +1,5 @@
-"""Event-driven step control (fem.stepping) and the table-frame load of a moving support
-(fem.loads.InertialLoad, fem.base_motion.table_frame_load)."""
+"""Event-driven step control (fem.time.stepping) and the table-frame load of a moving support
+(fem.loads.applied.InertialLoad, fem.loads.base_motion.table_frame_load)."""
 from __future__ import annotations
 
 import math
@@ -7,13 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from fem import base_motion as bm
-from fem.dynamics import Phase, State, integrate
-from fem.loads import ImposedDisplacement
-from fem.material import ElasticMaterial
-from fem.model import Model
-from fem.schemes import Newmark
-from fem.stepping import EventSteps, RigidMotion, error_indicator, time_to_closing
+from fem.loads import base_motion as bm
+from fem.time.dynamics import Phase, State, integrate
+from fem.loads.applied import ImposedDisplacement
+from fem.model.material import ElasticMaterial
+from fem.model.assembly import Model
+from fem.stage.schemes import Newmark
+from fem.time.stepping import EventSteps, RigidMotion, error_indicator, time_to_closing
 from helpers import grid_mesh
 
 
@@ -70,7 +70,7 @@ def test_the_table_frame_load_is_minus_the_mass_times_the_table_acceleration():
         model = Model(mesh, {"BLOCK": material}, mass=mass, massless=massless)
         phase = Phase("p", 0.0, 0.1, 0.05, Newmark(), inertial=(bm.table_frame_load(history, "x"),),
                       constraints=(ImposedDisplacement("BASE", "y"),))
-        from fem.dynamics import make_context  # the phase's resolved loads
+        from fem.time.dynamics import make_context  # the phase's resolved loads
 
         f = make_context(model, phase, ()).loads.at(0.15)
         assert f[0::2].sum() == pytest.approx(-model.total_mass() * 2.0, rel=1e-12)

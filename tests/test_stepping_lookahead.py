@@ -1,12 +1,12 @@
-"""Where the fine steps start before a predicted impact (fem.stepping.run_with_events).
+"""Where the fine steps start before a predicted impact (fem.time.stepping.run_with_events).
 
-The rule (fem.stepping, EventSteps.lookahead): before each step, from each open node's gap g_k at
+The rule (fem.time.stepping, EventSteps.lookahead): before each step, from each open node's gap g_k at
 the step start t_k and its rate over the last step, the controller predicts the closing time
 t_k + g_k / ((g_(k-1) - g_k) / h_(k-1)); when it lies within ``lookahead`` times the coarse step it
 would take next, c_k = min(dt, growth h_(k-1)), a fine span starts at t_k: steps of dt_fine from
 t_k to fine_after past it, so that the impact is integrated with fine steps from before it.
 
-The scene: a point mass (fem.model point mass, no gravity or under gravity) above a rigid plane,
+The scene: a point mass (fem.model.assembly point mass, no gravity or under gravity) above a rigid plane,
 moving towards it, with a penalty shock element (contact.penalty) that acts only once it touches.
 Before the impact no force acts but gravity, so Newmark's average acceleration reproduces the
 motion exactly (its update is exact for a constant acceleration): the gaps at the step starts are
@@ -32,12 +32,12 @@ import pytest
 
 from contact.penalty import ShockLaw, ShockSprings
 from contact.zone import RigidPlane, node_zone
-from fem.dynamics import Phase, State
-from fem.loads import Gravity, ImposedDisplacement
-from fem.mesh import Mesh
-from fem.model import Model
-from fem.schemes import Newmark
-from fem.stepping import EventSteps, run_with_events
+from fem.time.dynamics import Phase, State
+from fem.loads.applied import Gravity, ImposedDisplacement
+from fem.mesh.mesh import Mesh
+from fem.model.assembly import Model
+from fem.stage.schemes import Newmark
+from fem.time.stepping import EventSteps, run_with_events
 
 #: comparisons of instants: the schedule is a sum of a few hundred steps, exact to ~1e-15 s each
 TIME_TOL = 1e-12

@@ -1,4 +1,4 @@
-"""Parameter studies on Dask (fem.sweep, cases/sweep.py): grids, the results table, failures,
+"""Parameter studies on Dask (fem.studies.sweep, cases/sweep.py): grids, the results table, failures,
 interruption and rerun, a scheduler and workers started by hand, a worker killed mid-sweep.
 
 The points are SDND101 runs (cases/sdnd101.py: a 100 kg mass on a 1e4 N/m spring hitting a shock
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from fem import sweep
-from fem.run import BadInput
+from fem.studies import sweep
+from fem.run.lifecycle import BadInput
 from helpers import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]

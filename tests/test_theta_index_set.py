@@ -1,6 +1,6 @@
 """The index set of the Moreau-Jean theta-method: which contacts a step may close.
 
-A point mass m falls from rest at height h0 onto the rigid plane y = 0 (fem.theta with
+A point mass m falls from rest at height h0 onto the rigid plane y = 0 (fem.time.theta with
 contact.impacts.VelocityContact, frictionless, no rebound e = 0). Closed form: impact at
 t* = sqrt(2 h0 / g) with velocity V = g t*, then at rest on the plane (gap 0, velocity 0) for good.
 
@@ -43,11 +43,11 @@ import pytest
 from contact.impacts import VelocityContact
 from contact.state import OPEN
 from contact.zone import RigidPlane, node_zone
-from fem.dynamics import NewtonSettings, Phase, State, integrate
-from fem.loads import Gravity
-from fem.mesh import Mesh
-from fem.model import Model
-from fem.schemes import Theta
+from fem.time.dynamics import NewtonSettings, Phase, State, integrate
+from fem.loads.applied import Gravity
+from fem.mesh.mesh import Mesh
+from fem.model.assembly import Model
+from fem.stage.schemes import Theta
 
 G = 9.81
 MASS = 2.0

@@ -1,0 +1,1 @@
+"""The case scripts (one per benchmark or study, ``python cases/<name>.py``) and what they share."""

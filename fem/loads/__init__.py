@@ -1,0 +1,1 @@
+"""Time functions, loads and supports, base motion (floor 3)."""

@@ -1,0 +1,1 @@
+"""Parameter studies on Dask (floor 8)."""

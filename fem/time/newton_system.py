@@ -1,0 +1,303 @@
+"""The Newton system of a phase, on sparsity patterns computed once: the iteration matrix written
+in place, the free dofs gathered by a precomputed map, the contact multipliers' rows added to a
+mixed pattern kept while the contact pairings do not change, and a dense LU for small systems.
+
+Iteration matrix (n_dofs, n_dofs), on the union pattern of M, K and C::
+
+    J = c_M M + diag(w) (c_K K + C diag(c_v))
+
+K = d(f_int + f_damp + f_terms)/du and C = d(f_damp + f_terms)/dv; Newmark/HHT: c_M = 1/(beta dt^2),
+w = 1 + alpha_f (1 on the massless dofs of fem.model.mass), c_K = 1, c_v = gamma/(beta dt) (1/dt on the
+massless dofs); Moreau-Jean theta: c_M = 1/dt, w = theta, c_K = theta dt, c_v = 1.
+
+Mixed system on the free dofs f and the multipliers lam (n_m of them)::
+
+    [[J_ff, -W G_f^T], [B_f, A]] [dx; dlam] = -[R_f; c]
+
+G the multiplier force rows, B = dC/du and A = dC/dlam (block diagonal) the derivatives of the
+multiplier equations C, W = diag(w) (fem.time.dynamics.solve_increment). Nothing here builds a sparse
+matrix object per iteration: the matrices are data arrays on fixed patterns; SuperLU is handed one
+CSC matrix per pattern whose data is overwritten.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import scipy.linalg as sl
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+_GETRF, _GETRS, _GECON = sl.lapack.get_lapack_funcs(("getrf", "getrs", "gecon"), (np.zeros(1),))
+
+#: mixed systems with at most this many unknowns are solved with a dense LU (LAPACK getrf): SDNV105 A's
+#: mixed systems (python benchmarks/solvers.py) take 0.06 / 0.16 / 0.52 / 1.7 ms dense against
+#: 0.08 / 0.33 / 0.48 / 0.8 ms with SuperLU at 50 / 126 / 234 / 408 unknowns
+DENSE_MAX = 200
+#: SuperLU's column ordering for the large systems: the minimum degree of A^T + A fills in less than
+#: COLAMD on these structurally symmetric matrices (python benchmarks/solvers.py, factorisation and
+#: solve: 18 against 30 ms at 5330 unknowns, 102 against 211 ms at 20640)
+ORDERING = "MMD_AT_PLUS_A"
+#: below this reciprocal condition number (1-norm, LAPACK gecon) a dense LU is not trusted. The
+#: mixed systems of a sound step have about 1e-15 (the contact rows are scaled by rho ~ 1e12 N/m
+#: against A's ones); a contact equation that is redundant with an imposed dof but for a round-off
+#: angle gives 1e-44 (SDNV105 A's tilt, O1 sticking with its DX imposed)
+RCOND_MIN = 1e-30
+#: distinct mixed patterns (contact pairings) kept per phase
+PATTERN_CACHE = 8
+
+
+def _keys(matrix: sp.spmatrix, n: int) -> np.ndarray:
+    """Row-major keys row * n + col (nnz,) of a CSR matrix's stored entries, in storage order."""
+    matrix = matrix.tocsr()
+    rows = np.repeat(np.arange(matrix.shape[0], dtype=np.int64), np.diff(matrix.indptr))
+    return rows * n + matrix.indices.astype(np.int64)
+
+
+class IterationMatrix:
+    """The union pattern of M, K, C (and of the force terms' derivatives met so far) on all dofs,
+    with the gather of its free-free part.
+
+    Attributes: n; keys (nnz,) sorted row-major keys; row, col (nnz,); mass (nnz,) M's data on it;
+    free (n_f,) free dofs; free_slots (nnz_ff,) the entries of J_ff in the union, row-major;
+    free_rows, free_cols (nnz_ff,) their free indices.
+    """
+
+    def __init__(self, model, free: np.ndarray) -> None:
+        self.model, self.n, self.free = model, model.n_dofs, free
+        pattern, n = model.pattern, self.n
+        self._pattern_keys = _keys(pattern.matrix(np.zeros(pattern.nnz)), n)
+        self._mass_keys = _keys(model.mass, n)
+        self._sources = (model.mass, model.mass_damping)  # the matrices whose data it copied
+        self._mass_damping_keys = _keys(model.mass_damping, n) if model.mass_damping is not None else None
+        self._extra = np.zeros(0, dtype=np.int64)  # entries of the force terms' derivatives met so far
+        self._build(self._extra)
+
+    def _build(self, extra: np.ndarray) -> None:
+        parts = [self._pattern_keys, self._mass_keys, extra]
+        if self._mass_damping_keys is not None:
+            parts.append(self._mass_damping_keys)
+        n = self.n
+        self.keys = np.unique(np.concatenate(parts))
+        self.row, self.col = np.divmod(self.keys, n)
+        self.nnz = self.keys.size
+        self.k_map = np.searchsorted(self.keys, self._pattern_keys)
+        self.k_whole = self.k_map.size == self.nnz  # the union is the model's pattern: no scatter
+        self.mass = np.zeros(self.nnz)
+        self.mass[np.searchsorted(self.keys, self._mass_keys)] = self.model.mass.tocsr().data
+        if self._mass_damping_keys is not None:
+            self.md_map = np.searchsorted(self.keys, self._mass_damping_keys)
+            self.mass_damping = self.model.mass_damping.tocsr().data
+        is_free = np.zeros(n, dtype=bool)
+        is_free[self.free] = True
+        self.index = np.full(n, -1, dtype=np.int64)  # free index of a dof, -1 if imposed
+        self.index[self.free] = np.arange(self.free.size)
+        self.free_slots = np.flatnonzero(is_free[self.row] & is_free[self.col])
+        self.free_rows = self.index[self.row[self.free_slots]]
+        self.free_cols = self.index[self.col[self.free_slots]]
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(self.row, minlength=n))])
+        self.version = getattr(self, "version", -1) + 1
+
+    def built_for(self, model) -> bool:
+        """Whether the model still has the mass and damping matrices this pattern copied."""
+        return self._sources[0] is model.mass and self._sources[1] is model.mass_damping
+
+    def data(self, forces, term_tangents, c_m: float, w, c_k: float, c_v) -> np.ndarray:
+        """J's data (nnz,) on the union pattern.
+
+        forces : fem.model.assembly.ForceEvaluation (c_k K + c_v C of its cells assembled at once when c_v is a
+            number, its tangent_data otherwise); term_tangents : (d_du, d_dv) sparse
+        or None per force term (a term's entries outside the pattern grow it, once: a contact
+        pairing met for the first time); c_m, c_k numbers; w, c_v numbers or (n_dofs,) arrays
+        (per row, per column).
+        """
+        extra = [(which, matrix.tocsr()) for d_du, d_dv in term_tangents
+                 for which, matrix in (("K", d_du), ("C", d_dv)) if matrix is not None]
+        keys = [_keys(matrix, self.n) for _, matrix in extra]
+        slots = [np.searchsorted(self.keys, k) for k in keys]
+        if not all(np.array_equal(self.keys[np.minimum(at, self.nnz - 1)], k) for at, k in zip(slots, keys)):
+            self._extra = np.concatenate([self._extra, *keys])
+            self._build(self._extra)
+            slots = [np.searchsorted(self.keys, k) for k in keys]
+        if np.ndim(c_v) == 0:  # c_k K + c_v C of the cells in one product (fem.model.continuum.combined_tangent)
+            cells = forces.combined_tangent_data(c_k, c_v)
+            if self.k_whole:
+                tangent = cells
+            else:
+                tangent = np.zeros(self.nnz)
+                tangent[self.k_map] = cells
+            if self._mass_damping_keys is not None:
+                tangent[self.md_map] += c_v * self.mass_damping  # distinct slots: a CSR matrix's entries
+            for (which, matrix), at in zip(extra, slots):
+                np.add.at(tangent, at, (c_k if which == "K" else c_v) * matrix.data)
+        else:
+            K_data, C_data = forces.tangent_data()
+            K, C = np.zeros(self.nnz), np.zeros(self.nnz)
+            K[self.k_map], C[self.k_map] = K_data, C_data
+            if self._mass_damping_keys is not None:
+                C[self.md_map] += self.mass_damping
+            for (which, matrix), at in zip(extra, slots):
+                np.add.at(K if which == "K" else C, at, matrix.data)
+            tangent = c_k * K + C * c_v[self.col]
+        return c_m * self.mass + (w * tangent if np.ndim(w) == 0 else w[self.row] * tangent)
+
+    def matrix(self, data: np.ndarray) -> sp.csr_matrix:
+        """J (n_dofs, n_dofs) as a CSR matrix (for diagnostics off the hot path)."""
+        return sp.csr_matrix((data, self.col.astype(np.int32), self.indptr), shape=(self.n, self.n))
+
+
+class MixedPattern:
+    """CSC pattern of the mixed system for one set of multiplier-row columns, and where each of
+    its blocks goes. Unknowns: the n_f free dofs, then the n_m multipliers.
+
+    columns : (n_m, k) dofs of the multiplier rows; blocks : ((rows, block size), ...) of A's
+    diagonal blocks, term by term (rows summing to n_m).
+    """
+
+    def __init__(self, matrix: IterationMatrix, columns: np.ndarray, blocks) -> None:
+        nf, nm = matrix.free.size, columns.shape[0]
+        N = nf + nm
+        k = columns.shape[1]
+        fidx = matrix.index[columns]  # (n_m, k), -1 for an imposed dof
+        self.on_free = fidx >= 0
+        r_m = np.repeat(np.arange(nm, dtype=np.int64), k).reshape(nm, k)[self.on_free] + nf
+        c_f = fidx[self.on_free]
+        a_r, a_c, diag = [], [], []
+        start = nf
+        for rows, b in blocks:
+            base = start + b * np.repeat(np.arange(rows // b, dtype=np.int64), b * b)
+            i, j = np.repeat(np.arange(b), b), np.tile(np.arange(b), b)
+            a_r.append(base + np.tile(i, rows // b))
+            a_c.append(base + np.tile(j, rows // b))
+            diag.append(np.tile(i == j, rows // b))
+            start += rows
+        a_r = np.concatenate(a_r) if a_r else np.zeros(0, dtype=np.int64)
+        a_c = np.concatenate(a_c) if a_c else np.zeros(0, dtype=np.int64)
+        rows = np.concatenate([matrix.free_rows, c_f, r_m, a_r])
+        cols = np.concatenate([matrix.free_cols, r_m, c_f, a_c])
+        keys = cols * N + rows  # column-major: CSC
+        unique, self.slot = np.unique(keys, return_inverse=True)
+        self.N, self.nnz = N, unique.size
+        ccol, crow = np.divmod(unique, N)
+        #: (n_m,) slot of each multiplier equation's diagonal entry in A
+        self.a_diagonal = self.slot[rows.size - a_r.size:][np.concatenate(diag)] if diag else np.zeros(0, dtype=int)
+        self.zero_free = ccol < nf  # entries of J_ff and B (columns of the free dofs)
+        self.indices = crow.astype(np.int32)
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(ccol, minlength=N))]).astype(np.int32)
+        self.flat = ccol * N + crow  # column-major (Fortran) position in a dense (N, N) array
+        self.csc = sp.csc_matrix((np.zeros(self.nnz), self.indices, self.indptr), shape=(N, N))
+        #: (gather, columns): SuperLU's column ordering of the first factorisation, reused (see reorder)
+        self.order: tuple[np.ndarray, np.ndarray] | None = None
+        self.ordered_csc: sp.csc_matrix | None = None
+
+    def reorder(self, perm_c: np.ndarray) -> None:
+        """Keep the column permutation of a SuperLU factorisation on this pattern (perm_c, its
+        minimum-degree ordering and elimination-tree postorder). The ordering depends on the
+        structure alone, so later factorisations take the columns in that order with SuperLU's
+        NATURAL ordering: the same factors (the row pivoting is still done on the values), without
+        computing the ordering again. ordered_csc holds the permuted structure; data[gather] its
+        data; the solution of the permuted system y gives x[columns] = y."""
+        columns = np.argsort(perm_c)
+        lengths = np.diff(self.indptr)[columns]
+        indptr = np.concatenate([[0], np.cumsum(lengths)])
+        gather = np.repeat(self.indptr[:-1][columns] - indptr[:-1], lengths) + np.arange(self.nnz)
+        self.ordered_csc = sp.csc_matrix((np.zeros(self.nnz), self.indices[gather], indptr.astype(np.int32)),
+                                         shape=(self.N, self.N))
+        self.order = (gather, columns)
+
+    def dense(self, data: np.ndarray) -> np.ndarray:
+        """The mixed matrix as a dense (N, N) array in Fortran order (LAPACK's, no copy)."""
+        D = np.zeros(self.N * self.N)
+        D[self.flat] = data
+        return D.reshape(self.N, self.N, order="F")
+
+    def sparse(self, data: np.ndarray) -> sp.csc_matrix:
+        """The mixed matrix as a new CSC matrix, the zeros of its J_ff and B blocks not stored (the
+        structure SuperLU's column ordering sees, as when the blocks were sums and products of
+        sparse matrices)."""
+        keep = (data != 0) | ~self.zero_free
+        counts = np.add.reduceat(keep.astype(np.int64), self.indptr[:-1]) if self.nnz else np.zeros(self.N, int)
+        counts[np.diff(self.indptr) == 0] = 0
+        indptr = np.concatenate([[0], np.cumsum(counts)])
+        return sp.csc_matrix((data[keep], self.indices[keep], indptr), shape=(self.N, self.N))
+
+
+class NewtonSystem:
+    """Iteration matrix and mixed-system solves of one phase (one set of free dofs)."""
+
+    def __init__(self, model, free: np.ndarray) -> None:
+        self.matrix = IterationMatrix(model, free)
+        self._patterns: dict = {}
+
+    def _pattern(self, columns: np.ndarray, blocks) -> MixedPattern:
+        key = (self.matrix.version, columns.shape, blocks, columns.tobytes())
+        pattern = self._patterns.get(key)
+        if pattern is None:
+            if len(self._patterns) >= PATTERN_CACHE:
+                self._patterns.pop(next(iter(self._patterns)))
+            pattern = self._patterns[key] = MixedPattern(self.matrix, columns, blocks)
+        return pattern
+
+    def assemble(self, J: np.ndarray, lins, force_weight):
+        """The mixed system for J's data (nnz,) and the multiplier terms' linearisations ``lins``
+        (fem.time.dynamics.MultiplierLinearization): (pattern, CSC data, columns (n_m, k), B values
+        (n_m, k), A's diagonal blocks' row sums of |A| (n_m,)). Without multipliers: J_ff alone."""
+        m = self.matrix
+        k = max([lin.force_rows.columns.shape[1] for lin in lins], default=1)
+
+        def padded(arrays, columns: bool):
+            out = [np.concatenate([a, np.repeat(a[:, :1], k - a.shape[1], axis=1) if columns
+                                   else np.zeros((a.shape[0], k - a.shape[1]))], axis=1)
+                   if a.shape[1] < k else a for a in arrays]
+            return np.concatenate(out) if out else np.zeros((0, k), dtype=np.int64 if columns else float)
+
+        columns = padded([lin.force_rows.columns for lin in lins], True)
+        G = padded([lin.force_rows.values for lin in lins], False)
+        B = padded([lin.d_du.values for lin in lins], False)
+        blocks = tuple((lin.d_dlam.shape[0] * lin.d_dlam.shape[1], lin.d_dlam.shape[1]) for lin in lins)
+        A = np.concatenate([lin.d_dlam.ravel() for lin in lins]) if lins else np.zeros(0)
+        A_rows = (np.concatenate([np.abs(lin.d_dlam).sum(axis=2).ravel() for lin in lins]) if lins
+                  else np.zeros(0))
+        pattern = self._pattern(columns, blocks)
+        if np.ndim(force_weight) == 0:
+            Gt = -force_weight * G
+        else:
+            Gt = -(np.asarray(force_weight)[columns] * G)
+        values = np.concatenate([J[m.free_slots], Gt[pattern.on_free], B[pattern.on_free], A])
+        data = np.bincount(pattern.slot, weights=values, minlength=pattern.nnz)
+        return pattern, data, columns, B, A_rows
+
+    def solve(self, pattern: MixedPattern, data: np.ndarray, b: np.ndarray):
+        """x with A x = b, A the mixed matrix; None when the factorisation meets a zero pivot or the
+        solution is not finite (the caller diagnoses). Up to DENSE_MAX unknowns a dense LU, unless it
+        is singular to working precision (reciprocal condition number below RCOND_MIN): then, as
+        before this module, SuperLU on the structure of the nonzeros, whose threshold pivoting
+        is the reference for such systems. Beyond, SuperLU on the fixed pattern (ORDERING, computed at
+        the pattern's first factorisation and reused: MixedPattern.reorder)."""
+        if pattern.N <= DENSE_MAX:
+            D = pattern.dense(data)
+            norm1 = np.abs(D).sum(axis=0).max()
+            lu, piv, info = _GETRF(D, overwrite_a=True)
+            if info < 0 or not np.isfinite(norm1):
+                return None
+            if info == 0 and _GECON(lu, norm1, norm="1")[0] >= RCOND_MIN:
+                x = _GETRS(lu, piv, b)[0]
+                return x if np.isfinite(x).all() else None
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", spla.MatrixRankWarning)
+            try:
+                if pattern.N > DENSE_MAX and pattern.order is None:
+                    pattern.csc.data = data
+                    lu = spla.splu(pattern.csc, permc_spec=ORDERING)
+                    x = lu.solve(b)
+                    pattern.reorder(lu.perm_c)
+                elif pattern.N > DENSE_MAX:
+                    gather, columns = pattern.order
+                    pattern.ordered_csc.data = data[gather]
+                    x = np.empty(pattern.N)
+                    x[columns] = spla.splu(pattern.ordered_csc, permc_spec="NATURAL").solve(b)
+                else:  # singular to working precision: SuperLU's threshold pivoting decides
+                    x = spla.spsolve(pattern.sparse(data), b)
+            except (np.linalg.LinAlgError, RuntimeError, spla.MatrixRankWarning):
+                return None
+        return x if np.isfinite(x).all() else None
