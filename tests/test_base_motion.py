@@ -27,6 +27,7 @@ from scipy import signal
 
 from fem.loads.base_motion import (CosinePulse, Harmonic, Ramp, Record, SinePulse, SupportDisplacement,
                              base_motion, baseline_corrected, read_record, scaled, support_motion)
+from fem.loads import base_motion as bm
 from fem.loads.applied import ImposedDisplacement, resolve_constraints
 from helpers import grid_mesh
 
@@ -413,7 +414,8 @@ BAD_FILES = {
     "nan.csv": ("0,0\n0.1,nan\n0.2,1\n", "finite"),
     "single.csv": ("t,a\n0,1\n", "at least 2"),
     "empty.csv": ("# nothing\n", "no samples"),
-    "three_columns.csv": ("0,1,2\n0.1,1,2\n", "columns"),
+    "ragged_columns.csv": ("0,1,2\n0.1,1\n", "columns"),
+    "one_column.csv": ("0\n0.1\n", "at least one a"),
     "words.csv": ("0,1\n0.1,oops\n", "line 2"),
     "negative_start.csv": ("-0.1,0\n0,1\n", "negative"),
     "record.xyz": ("0,0\n1,1\n", "unknown record format"),
@@ -485,3 +487,22 @@ def test_imposed_on_support_nodes_through_fem_loads():
 if __name__ == "__main__":
     write_noise_csv()
     print(f"wrote {NOISE_CSV}")
+
+
+def test_a_record_with_its_components_in_columns_reads_each_one(tmp_path):
+    """t, a_h, a_v in one file: column 1 is the horizontal record, column 2 the vertical one, each the
+    same as read from a file of its own (samples, baseline correction); column 3 names what there is."""
+    t = np.linspace(0.0, 2.0, 201)
+    h, v = 0.3 * np.sin(7.0 * t) * np.exp(-t), -0.1 * np.sin(11.0 * t)
+    np.savetxt(tmp_path / "both.csv", np.column_stack([t, h, v]), delimiter=",", header="t,ah,av")
+    np.savetxt(tmp_path / "h.csv", np.column_stack([t, h]), delimiter=",")
+    np.savetxt(tmp_path / "v.csv", np.column_stack([t, v]), delimiter=",")
+    for column, alone in ((1, "h.csv"), (2, "v.csv")):
+        a = bm.read_record(tmp_path / "both.csv", column=column)
+        b = bm.read_record(tmp_path / alone)
+        assert a.times == b.times and a.accelerations == b.accelerations
+    with pytest.raises(ValueError, match="column 3 asked, the file has 2 acceleration column"):
+        bm.read_record(tmp_path / "both.csv", column=3)
+    scaled = bm.read_record(tmp_path / "both.csv", column=2, scale=-2.5)
+    assert np.allclose(scaled.accelerations, -2.5 * np.array(bm.read_record(tmp_path / "v.csv").accelerations),
+                       rtol=0, atol=1e-15)

@@ -55,12 +55,14 @@ class RunRecorder:
     extra_columns, extra : more history columns and a function of the step result returning them
         (e.g. contact reactions), called after every step.
     write_series : write the ParaView series (archived steps).
+    gravity : the run's gravity (gx, gy) [m/s^2], whose potential the ``gravity_potential`` column books.
     """
 
     def __init__(self, model: Model, directory: str | Path, probes: Sequence[NodeProbe] = (),
                  history_name: str = "history", series_name: str = "solution",
                  kinetic_group: str | None = None, write_series: bool = True,
-                 extra_columns: Sequence[str] = (), extra: Callable[[StepResult], dict] | None = None) -> None:
+                 extra_columns: Sequence[str] = (), extra: Callable[[StepResult], dict] | None = None,
+                 gravity: Sequence[float] = (0.0, -GRAVITY)) -> None:
         self.model = model
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
@@ -68,7 +70,7 @@ class RunRecorder:
         self._probe_dofs = np.array([2 * model.mesh.node(p.group) + component_index(p.component) for p in self.probes],
                                     dtype=np.int64)
         self.kinetic_group = kinetic_group
-        self._gravity = model.gravity_force((0.0, -GRAVITY))
+        self._gravity = model.gravity_force(tuple(gravity))
         self.history = HistoryWriter(self.directory / f"{history_name}.csv",
                                      ["t", "iterations", *[p.name for p in self.probes], *extra_columns,
                                       *ENERGY_COLUMNS])

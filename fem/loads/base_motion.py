@@ -530,16 +530,18 @@ _AT2_OLD = re.compile(rf"^\s*(\d+)\s+({_FLOAT})\s+NPTS\s*,\s*DT", re.IGNORECASE)
 _SEPARATOR = re.compile(r"[,;\s]+")
 
 
-def _parse_columns(text: str, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Two columns t, a, comma or whitespace separated; '#' comments, blank lines and one
-    non-numeric header line (the first) are skipped. Returns t, a and the file's line number of
-    each sample (for messages). Sample::
+def _parse_columns(text: str, name: str, column: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Columns t, a_1, a_2, ... (comma or whitespace separated; every line as many); ``column`` k
+    picks a_k (1: the first acceleration, e.g. the horizontal one of a record that also holds its
+    vertical one). '#' comments, blank lines and one non-numeric header line (the first) are
+    skipped. Returns t, a_k and the file's line number of each sample (for messages). Sample::
 
-        time_s,acceleration_m_s2
-        0.000,1.962e-02
-        0.010,2.513e-02
+        time_s,acc_h_m_s2,acc_v_m_s2
+        0.000,1.962e-02,-3.1e-03
+        0.010,2.513e-02,1.2e-03
     """
     rows, lines = [], []
+    width = None
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.split("#", 1)[0].strip()
         if not line:
@@ -550,13 +552,20 @@ def _parse_columns(text: str, name: str) -> tuple[np.ndarray, np.ndarray, np.nda
         except ValueError:
             if not rows and number == _first_content_line(text):
                 continue  # header
-            raise ValueError(f"{name}: line {number} is not two numbers: {line!r}") from None
-        if len(values) != 2:
-            raise ValueError(f"{name}: line {number} has {len(values)} columns, expected 2 (t, a)")
-        rows.append(values)
+            raise ValueError(f"{name}: line {number} is not numbers: {line!r}") from None
+        if width is None:
+            width = len(values)
+            if width < 2:
+                raise ValueError(f"{name}: line {number} has {width} column, expected t and at least one a")
+            if not 1 <= column < width:
+                raise ValueError(f"{name}: column {column} asked, the file has {width - 1} acceleration "
+                                 f"column(s) after t (1 to {width - 1})")
+        elif len(values) != width:
+            raise ValueError(f"{name}: line {number} has {len(values)} columns, the first sample has {width}")
+        rows.append((values[0], values[column]))
         lines.append(number)
     if not rows:
-        raise ValueError(f"{name}: no samples (expected two columns t, a)")
+        raise ValueError(f"{name}: no samples (expected columns t, a)")
     data = np.array(rows)
     return data[:, 0], data[:, 1], np.array(lines)
 
@@ -611,7 +620,8 @@ _UNITS = ("m/s2", "g")
 
 
 def read_record(path, units: str | None = None, g: float = STANDARD_GRAVITY, baseline: str = "polynomial",
-                degree: int = 2, peak_g: float | None = None, file_format: str | None = None) -> Record:
+                degree: int = 2, peak_g: float | None = None, file_format: str | None = None,
+                column: int = 1, scale: float | None = None) -> Record:
     """Read an acceleration record, convert it to m/s^2, baseline-correct and scale it.
 
     Parameters
@@ -622,6 +632,9 @@ def read_record(path, units: str | None = None, g: float = STANDARD_GRAVITY, bas
     baseline : "polynomial" (:func:`baseline_corrected` with ``degree``) or "none".
     peak_g : if given, the (corrected) record is scaled so that max |a| = peak_g * g.
     file_format : "columns" or "at2" to override the guess from the file extension.
+    column : which acceleration column of a columns file (1: the first after t; a record with its
+        horizontal and vertical components in columns 1 and 2 is read once per component).
+    scale : if given, the (corrected) record multiplied by it (after ``peak_g``: a study's scale factor).
 
     Every problem with the file raises a one-line ValueError naming it.
     """
@@ -642,7 +655,14 @@ def read_record(path, units: str | None = None, g: float = STANDARD_GRAVITY, bas
         text = path.read_text()
     except (OSError, UnicodeDecodeError) as error:
         raise ValueError(f"{name}: cannot be read as text ({error})") from None
-    times, accelerations, lines = (_parse_at2 if fmt == "at2" else _parse_columns)(text, name)
+    if isinstance(column, bool) or not isinstance(column, int) or column < 1:
+        raise ValueError(f"{name}: column must be an integer >= 1, got {column!r}")
+    if fmt == "at2" and column != 1:
+        raise ValueError(f"{name}: a PEER .AT2 file holds one component (column 1), got column {column}")
+    if fmt == "at2":
+        times, accelerations, lines = _parse_at2(text, name)
+    else:
+        times, accelerations, lines = _parse_columns(text, name, column)
     _check_samples(times, accelerations, lines, units, name)
     if units == "g":
         accelerations = accelerations * float(g)
@@ -658,6 +678,10 @@ def read_record(path, units: str | None = None, g: float = STANDARD_GRAVITY, bas
             raise ValueError(f"{name}: its peak, {record.peak_acceleration:.3g} m/s^2, is too small to be scaled to "
                              f"peak_g = {peak_g} in double precision")
         record = Record(record.times, tuple(factor * x for x in record.accelerations), name, record.baseline)
+    if scale is not None:
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale):
+            raise ValueError(f"{name}: scale must be a finite number, got {scale!r}")
+        record = Record(record.times, tuple(float(scale) * x for x in record.accelerations), name, record.baseline)
     return record
 
 

@@ -1,0 +1,133 @@
+"""Contact laws as data: what a user names for a contact pair, each able to build its term.
+
+A pair of :class:`fem.problem.Problem` holds one of these; the simulation calls ``law.build(model,
+slave, master, located)`` once, with the slave line group, the master line group or a
+:class:`contact.zone.RigidPlane`, and whether the contact nodes carry no mass (``located``: a
+redistributed mass, whose contact events are located inside their step). ``law.scheme`` says which
+time scheme the law needs: ``"newmark"`` (Newmark/HHT, position-level laws) or ``"theta"``
+(Moreau–Jean, the velocity-level law).
+
+==================== ============================================= ==========================
+law                  Code_Aster                                    term
+==================== ============================================= ==========================
+:class:`Lagrange`     DEFI_CONTACT DISCRETE, ALGO LAGRANGIEN        multipliers, active set
+:class:`Augmented`    DEFI_CONTACT CONTINUE (augmented Lagrangian)   multipliers, semi-smooth
+:class:`Penalty`      DIS_CHOC shock springs (DIS_CONTACT)          force term at the slave nodes
+:class:`MoreauJean`   (LMGC90, Siconos: velocity-level impacts)      multipliers at the velocity
+==================== ============================================= ==========================
+
+Each carries its own Coulomb coefficient ``mu`` (>= 0): friction belongs to a pair, not to a stage.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from contact.impacts import VelocityContact, velocity_contact_from
+from contact.multipliers import MultiplierContact
+from contact.penalty import ShockLaw, ShockSprings
+from contact.zone import RigidPlane, contact_zone, node_zone
+
+
+def _coulomb(owner: str, mu) -> None:
+    if isinstance(mu, bool) or not isinstance(mu, (int, float)) or not math.isfinite(mu) or mu < 0:
+        raise ValueError(f"{owner}: the Coulomb coefficient mu must be a finite number >= 0, got {mu!r}")
+
+
+def zone_of(model, slave: str, master: "str | RigidPlane"):
+    """The contact zone of a slave line group (or a node group) against a master line group or a
+    rigid plane (:func:`contact.zone.contact_zone`, :func:`contact.zone.node_zone`)."""
+    mesh = model.mesh
+    if slave in mesh.cell_groups and mesh.cell_groups[slave].dim == 1:
+        return contact_zone(mesh, slave, master)
+    return node_zone(mesh, slave, master)
+
+
+@dataclass(frozen=True)
+class Lagrange:
+    """Frictional contact with Lagrange multipliers and an active set (Code_Aster DISCRETE).
+
+    mu : Coulomb coefficient. The events are Code_Aster's ("immediate") unless the contact nodes are
+    massless (``located``), then located inside their step (README "Mass redistribution")."""
+
+    mu: float = 0.0
+    scheme = "newmark"
+
+    def __post_init__(self) -> None:
+        _coulomb("Lagrange", self.mu)
+
+    def build(self, model, slave: str, master, located: bool = False) -> MultiplierContact:
+        term = MultiplierContact(model, zone_of(model, slave, master), friction=self.mu, method="lagrange")
+        if located:
+            term.closing = term.release = "located"
+        return term
+
+
+@dataclass(frozen=True)
+class Augmented:
+    """Frictional contact with the augmented Lagrangian (Code_Aster CONTINUE): ``coef_cont``,
+    ``coef_frot`` (dimensionless, > 0) scale the mean slave stiffness into the augmentation."""
+
+    mu: float = 0.0
+    coef_cont: float = 1.0
+    coef_frot: float = 1.0
+    scheme = "newmark"
+
+    def __post_init__(self) -> None:
+        _coulomb("Augmented", self.mu)
+
+    def build(self, model, slave: str, master, located: bool = False) -> MultiplierContact:
+        term = MultiplierContact(model, zone_of(model, slave, master), friction=self.mu, method="augmented",
+                                 coef_cont=self.coef_cont, coef_frot=self.coef_frot)
+        if located:
+            term.closing = term.release = "located"
+        return term
+
+
+@dataclass(frozen=True)
+class Penalty:
+    """Penalty shock springs at the slave nodes (Code_Aster DIS_CHOC, material DIS_CONTACT):
+    ``normal_stiffness`` RIGI_NOR [N/m] (> 0), ``normal_damping`` AMOR_NOR [N s/m],
+    ``tangential_stiffness`` RIGI_TAN [N/m], ``tangential_damping`` AMOR_TAN [N s/m], ``mu`` COULOMB."""
+
+    normal_stiffness: float
+    mu: float = 0.0
+    normal_damping: float = 0.0
+    tangential_stiffness: float = 0.0
+    tangential_damping: float = 0.0
+    scheme = "newmark"
+
+    def __post_init__(self) -> None:
+        _coulomb("Penalty", self.mu)
+        ShockLaw(self.normal_stiffness, self.normal_damping, self.tangential_stiffness, self.tangential_damping,
+                 self.mu)  # refuses a bad stiffness or damping now, naming it
+
+    def build(self, model, slave: str, master, located: bool = False) -> ShockSprings:
+        law = ShockLaw(self.normal_stiffness, self.normal_damping, self.tangential_stiffness,
+                       self.tangential_damping, self.mu, tension_allowed=False)
+        return ShockSprings(model, zone_of(model, slave, master), law)
+
+
+@dataclass(frozen=True)
+class MoreauJean:
+    """Frictional contact at the velocity level, for the Moreau–Jean theta-scheme (SDNV105 D): the
+    impacts are velocity jumps with Newton's restitution 0. The pair is built at the position level
+    for a quasi-static preload and continued at the velocity level by :meth:`for_theta`."""
+
+    mu: float = 0.0
+    scheme = "theta"
+
+    def __post_init__(self) -> None:
+        _coulomb("MoreauJean", self.mu)
+
+    def build(self, model, slave: str, master, located: bool = False) -> MultiplierContact:
+        return MultiplierContact(model, zone_of(model, slave, master), friction=self.mu, method="lagrange")
+
+    @staticmethod
+    def for_theta(term) -> VelocityContact:
+        """The velocity-level term continuing ``term`` (same statuses, multipliers and slip)."""
+        return term if isinstance(term, VelocityContact) else velocity_contact_from(term)
+
+
+#: the law of each name a problem file may use (cases/problem_file.py)
+LAWS = {"lagrange": Lagrange, "augmented": Augmented, "penalty": Penalty, "moreau_jean": MoreauJean}

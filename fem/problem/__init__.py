@@ -1,0 +1,14 @@
+"""A user's problem, stated on the mesh's own group names, and its simulation (floor 9 of fem).
+
+    from fem.problem import Problem, Body, Support, Pair, Preload, BaseMotion, EventSteps, simulate
+    from contact.laws import Lagrange
+
+The contact laws come from :mod:`contact.laws` (fem never imports contact: a pair holds its law).
+"""
+from fem.problem.definition import Assembled, Body, Pair, Problem, Support, assemble
+from fem.problem.simulate import Outcome, Uniform, simulate
+from fem.problem.stages import BaseMotion, Preload
+from fem.time.stepping import EventSteps
+
+__all__ = ["Assembled", "BaseMotion", "Body", "EventSteps", "Outcome", "Pair", "Preload", "Problem", "Support",
+           "Uniform", "assemble", "simulate"]

@@ -1,0 +1,233 @@
+"""A user's problem as data: a mesh whose physical groups the user named, the bodies, supports and
+contact pairs stated on those names, gravity and the mass matrix.
+
+    problem = Problem("stack.msh",
+                      bodies=[Body("PLINTH", concrete), Body("BRICK_1", granite)],
+                      supports=[Support("FLOOR_BASE")],
+                      pairs=[Pair("BRICK_1_BOTTOM", "PLINTH_TOP", Lagrange(mu=0.6))])
+
+Nothing here knows a contact law: a pair holds a law object (:mod:`contact.laws`) that builds its own
+term (``law.build(model, slave, master, located)``) and says which time scheme it needs
+(``law.scheme``: ``"newmark"`` or ``"theta"``). :func:`assemble` turns the data into the model and
+terms a simulation integrates, checking every group name first: a wrong one is refused as
+:class:`fem.ranges.BadInput` naming the key and the groups the mesh has.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+
+from fem.constants import GRAVITY
+from fem.mesh.check import check_mesh
+from fem.mesh.mesh import Mesh, MeshError
+from fem.mesh.read import read_mesh
+from fem.model.assembly import Model
+from fem.model.mass import MASS_KINDS
+from fem.model.material import ElasticMaterial
+from fem.ranges import BadInput
+
+COMPONENTS = ("x", "y")
+
+
+@dataclass(frozen=True)
+class Body:
+    """A deformable body: the surface group ``group`` of the mesh, its ``material``.
+
+    overturn_angle : |rotation| [rad] at which the body counts as overturned (the run stops there);
+        None: 2 atan(w / h) of the body's bounding box (w wide, h high), the angle at which a
+        rectangular block rocking on a base corner has passed its balance point by as much again.
+    name : label in histories and reports (default: the group)."""
+
+    group: str
+    material: ElasticMaterial
+    overturn_angle: float | None = None
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name or self.group
+
+
+@dataclass(frozen=True)
+class Support:
+    """The nodes of ``group`` held fixed in ``components`` (in the frame of the moving base when a
+    base motion is applied: Code_Aster DDL_IMPO with the run in the table's frame)."""
+
+    group: str
+    components: tuple[str, ...] = COMPONENTS
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Contact of the slave line group ``slave`` on the master line group ``master`` (node to
+    segment) or on a rigid plane (an object with ``point`` and unit ``normal``, pointing toward the
+    slave: :class:`contact.zone.RigidPlane`), with the law ``law`` (:mod:`contact.laws`, its own
+    Coulomb coefficient). ``name``: label in histories and reports (default ``slave/master``)."""
+
+    slave: str
+    master: object
+    law: object
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name or f"{self.slave}/{self.master if isinstance(self.master, str) else 'plane'}"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A problem stated on the mesh's own group names.
+
+    mesh : a :class:`fem.mesh.mesh.Mesh` or the path of a gmsh ``.msh`` file.
+    bodies, supports, pairs : the :class:`Body`, :class:`Support` and :class:`Pair` entries.
+    gravity : g [m/s^2], acting along -y (0: none).
+    mass : "consistent", "lumped" or "redistributed" (the slave nodes of every pair massless, each
+        body keeping its mass, centre and inertia: fem.model.mass).
+    thickness : out-of-plane thickness [m] (plane stress).
+    point_masses : node group -> mass [kg] added at each of its nodes.
+    """
+
+    mesh: object
+    bodies: tuple
+    supports: tuple = ()
+    pairs: tuple = ()
+    gravity: float = GRAVITY
+    mass: str = "consistent"
+    thickness: float = 1.0
+    point_masses: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("bodies", "supports", "pairs"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+        if not self.bodies:
+            raise BadInput("bodies: a problem needs at least one body")
+        if self.mass not in MASS_KINDS:
+            raise BadInput(f"mass: {self.mass!r} is not one of {', '.join(MASS_KINDS)}")
+        for name in ("gravity", "thickness"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or value < 0 or (name == "thickness" and value == 0):
+                raise BadInput(f"{name}: must be a finite number {'>' if name == 'thickness' else '>='} 0, "
+                               f"got {value!r}")
+        labels = [b.label for b in self.bodies]
+        twice = sorted({x for x in labels if labels.count(x) > 1})
+        if twice:
+            raise BadInput(f"bodies: {twice[0]!r} is named twice")
+        pair_labels = [p.label for p in self.pairs]
+        twice = sorted({x for x in pair_labels if pair_labels.count(x) > 1})
+        if twice:
+            raise BadInput(f"pairs: {twice[0]!r} is named twice")
+        for s in self.supports:
+            bad = [c for c in s.components if c not in COMPONENTS]
+            if bad or not s.components:
+                raise BadInput(f"supports: {s.group!r}: components must be among {COMPONENTS}, got {s.components!r}")
+        schemes = {getattr(p.law, "scheme", None) for p in self.pairs}
+        if None in schemes:
+            raise BadInput("pairs: a law must be one of contact.laws (it builds its term and names its scheme)")
+        if len(schemes) > 1:
+            raise BadInput("pairs: velocity-level (MoreauJean) and position-level laws cannot be mixed in one "
+                           "problem: they need different time schemes")
+
+    @property
+    def scheme_kind(self) -> str:
+        """"theta" when the pairs are velocity-level (Moreau–Jean), else "newmark"."""
+        return next((p.law.scheme for p in self.pairs), "newmark")
+
+
+@dataclass
+class Assembled:
+    """What a simulation integrates: the mesh, the model, one term per pair (in the problem's order),
+    the node indices of each body and the mesh checks' warnings."""
+
+    problem: Problem
+    mesh: Mesh
+    model: Model
+    terms: list
+    body_nodes: dict
+    warnings: tuple
+
+    def body_weight(self) -> float:
+        """The weight of the bodies [N]: g times their mass (the scale of the Newton residuals)."""
+        return self.problem.gravity * self.model.total_mass()
+
+
+def load_mesh(mesh) -> Mesh:
+    """A Mesh, or a gmsh file read (a missing or unreadable file refused naming it)."""
+    if isinstance(mesh, Mesh):
+        return mesh
+    path = Path(mesh)
+    if not path.is_file():
+        raise BadInput(f"mesh: no such file {str(path)!r}")
+    try:
+        return read_mesh(path)
+    except (ValueError, OSError) as err:
+        raise BadInput(f"mesh {path}: {err}") from None
+
+
+def _need(mesh: Mesh, key: str, group: str, dims: tuple[int, ...]) -> None:
+    """Refuse a group the mesh does not have (or of the wrong dimension), naming the key."""
+    if group in mesh.cell_groups and mesh.cell_groups[group].dim in dims:
+        return
+    if 0 in dims and group in mesh.node_groups:
+        return
+    kinds = {2: "surface", 1: "line", 0: "node"}
+    wanted = " or ".join(kinds[d] for d in dims)
+    have = sorted(g for g, c in mesh.cell_groups.items() if c.dim in dims)
+    if 0 in dims:
+        have = sorted(set(have) | set(mesh.node_groups))
+    found = f" (it is a {kinds[mesh.cell_groups[group].dim]} group)" if group in mesh.cell_groups else ""
+    raise BadInput(f"{key}: the mesh has no {wanted} group {group!r}{found}; it has: {', '.join(have) or 'none'}")
+
+
+def assemble(problem: Problem) -> Assembled:
+    """The model and contact terms of ``problem`` (BadInput naming the key for a wrong group name, a
+    floating body, a crack or a contact surface that is not one)."""
+    mesh = load_mesh(problem.mesh)
+    for b in problem.bodies:
+        _need(mesh, f"bodies.{b.label}.group", b.group, (2,))
+        if b.overturn_angle is not None and not (0 < b.overturn_angle < math.pi):
+            raise BadInput(f"bodies.{b.label}.overturn_angle: must lie in (0, pi) rad, got {b.overturn_angle!r}")
+    for s in problem.supports:
+        _need(mesh, f"supports.{s.group}", s.group, (1, 0))
+    for p in problem.pairs:
+        _need(mesh, f"pairs.{p.label}.slave", p.slave, (1, 0))
+        if isinstance(p.master, str):
+            _need(mesh, f"pairs.{p.label}.master", p.master, (1,))
+    for g in problem.point_masses:
+        _need(mesh, f"point_masses.{g}", g, (1, 0))
+    regions = {b.group: b.material for b in problem.bodies}
+    used = Mesh(mesh.points, {k: v for k, v in mesh.cell_groups.items() if k in regions or v.dim == 1},
+                mesh.node_groups)
+    surfaces = [(p.slave, p.master) for p in problem.pairs if isinstance(p.master, str)]
+    supported = [s.group for s in problem.supports] + [p.slave for p in problem.pairs if not isinstance(p.master, str)]
+    try:
+        warnings = check_mesh(used, tuple(supported), surfaces)
+    except (MeshError, ValueError) as err:
+        raise BadInput(f"mesh: {err}") from None
+    redistributed = problem.mass == "redistributed"
+    try:
+        model = Model(mesh, regions, thickness=problem.thickness, mass=problem.mass,
+                      massless=tuple(p.slave for p in problem.pairs) if redistributed else (),
+                      point_masses=dict(problem.point_masses) or None)
+    except (MeshError, ValueError) as err:
+        raise BadInput(f"bodies: {err}") from None
+    terms = []
+    for p in problem.pairs:
+        try:
+            terms.append(p.law.build(model, p.slave, p.master, located=redistributed))
+        except ValueError as err:
+            raise BadInput(f"pairs.{p.label}: {err}") from None
+    body_nodes = {b.label: np.unique(mesh.cell_groups[b.group].connectivity) for b in problem.bodies}
+    return Assembled(problem, mesh, model, terms, body_nodes, tuple(warnings))
+
+
+def overturn_angle(body: Body, points: np.ndarray) -> float:
+    """The body's overturning rotation [rad]: its own, or 2 atan(w / h) of its bounding box."""
+    if body.overturn_angle is not None:
+        return float(body.overturn_angle)
+    w, h = np.ptp(points, axis=0)
+    return 2.0 * math.atan2(float(w), float(h))

@@ -1,0 +1,69 @@
+"""The stages of a simulation: physics only, no time step (the step is the simulation's choice,
+:mod:`fem.problem.simulate`).
+
+* :class:`Preload`: gravity ramped quasi-statically onto the bodies resting on their supports and on
+  each other, to the state at rest under their weight; each pair keeps its own friction unless
+  ``friction`` says otherwise.
+* :class:`BaseMotion`: the base (every support) moves rigidly with a horizontal and a vertical
+  acceleration history together, each a closed form or a record (:mod:`fem.loads.base_motion`); the
+  run is written in the base's frame (the d'Alembert load -M e_x a_x(t) - M e_y a_y(t), Code_Aster
+  CALC_CHAR_SEISME MONO_APPUI), so the supports stay fixed and displacements are relative to the
+  base. Without a component the bodies move freely under gravity from rest.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from fem.loads.base_motion import MotionHistory
+from fem.ranges import BadInput
+
+
+@dataclass(frozen=True)
+class Preload:
+    """Gravity ramped from 0 to its full value over ``steps`` static increments.
+
+    friction : Coulomb coefficient of every pair during the preload (None: each pair's own; 0 makes
+        the preload frictionless and leaves a stack's horizontal motion free, singular without
+        another support)."""
+
+    steps: int = 5
+    friction: float | None = None
+    name: str = "preload"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.steps, bool) or not isinstance(self.steps, int) or not 1 <= self.steps <= 1000:
+            raise BadInput(f"stages.{self.name}.steps: an integer from 1 to 1000, got {self.steps!r}")
+        if self.friction is not None and not (math.isfinite(self.friction) and self.friction >= 0):
+            raise BadInput(f"stages.{self.name}.friction: a number >= 0, got {self.friction!r}")
+
+
+@dataclass(frozen=True)
+class BaseMotion:
+    """The base moving with accelerations ``x(t)`` (horizontal) and ``y(t)`` (vertical, + up)
+    [m/s^2] from t = 0 to ``duration`` [s]; a component left None is still.
+
+    x, y : :class:`fem.loads.base_motion.MotionHistory` (Harmonic, SinePulse, CosinePulse, Ramp,
+        Record, Scaled) or None."""
+
+    duration: float
+    x: MotionHistory | None = None
+    y: MotionHistory | None = None
+    name: str = "base motion"
+
+    def __post_init__(self) -> None:
+        if isinstance(self.duration, bool) or not isinstance(self.duration, (int, float)) \
+                or not (math.isfinite(self.duration) and self.duration > 0):
+            raise BadInput(f"stages.{self.name}.duration: a finite number > 0 s, got {self.duration!r}")
+        for c in ("x", "y"):
+            h = getattr(self, c)
+            if h is not None and not hasattr(h, "acceleration"):
+                raise BadInput(f"stages.{self.name}.{c}: a base-motion history (fem.loads.base_motion), got {h!r}")
+
+    def components(self) -> tuple[tuple[str, MotionHistory], ...]:
+        """(component, history) for each moving component."""
+        return tuple((c, h) for c, h in (("x", self.x), ("y", self.y)) if h is not None)
+
+    def acceleration(self, t: float) -> tuple[float, float]:
+        """(a_x, a_y) of the base at time t [m/s^2]."""
+        return tuple(float(h.acceleration(t)) if h is not None else 0.0 for h in (self.x, self.y))
