@@ -46,31 +46,28 @@ from pathlib import Path
 
 import numpy as np
 
+from contact.laws import Augmented, Lagrange, MoreauJean
+from contact.output import ContactRecorder, lift_impacts
+from contact.references import rocking_base
+from contact.references.overturning import still_table_outcome
+from fem import ranges
 from fem.constants import GRAVITY
-from contact.references import rocking_base  # noqa: E402
-from contact.references.overturning import still_table_outcome  # noqa: E402
-from contact.impacts import velocity_contact_from  # noqa: E402
-from contact.multipliers import MultiplierContact  # noqa: E402
-from contact.output import ContactRecorder, lift_impacts  # noqa: E402
-from contact.zone import contact_zone  # noqa: E402
-from fem.io import output_folder  # noqa: E402
-from fem.loads import base_motion as bm  # noqa: E402
-from fem import ranges  # noqa: E402
-from fem.time.dynamics import ConvergenceError, NewtonSettings, Phase, State, StepResult, integrate  # noqa: E402
-from fem.loads.functions import PiecewiseLinear  # noqa: E402
-from fem.time.interrupt import Interrupted  # noqa: E402
-from fem.loads.applied import Gravity, ImposedDisplacement  # noqa: E402
-from fem.model.material import ElasticMaterial  # noqa: E402
-from fem.mesh.mesh import Mesh  # noqa: E402
-from fem.mesh.check import check_mesh  # noqa: E402
-from fem.mesh.read import read_mesh  # noqa: E402
-from fem.model.assembly import Model  # noqa: E402
-from fem.io.recorder import NodeProbe, RunRecorder, add_run_statistics, record_steps, rows_as_arrays  # noqa: E402
-from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,  # noqa: E402
-                     check_resources, command_line, count_steps, estimate, execute, finite, prepare_output,
-                     require_all)
-from fem.stage.schemes import HHT, Static, Theta  # noqa: E402
-from fem.time.stepping import EventSteps, run_with_events  # noqa: E402
+from fem.io import output_folder
+from fem.io.recorder import NodeProbe, rows_as_arrays
+from fem.loads import base_motion as bm
+from fem.mesh.check import check_mesh
+from fem.mesh.mesh import Mesh
+from fem.mesh.read import read_mesh
+from fem.model.material import ElasticMaterial
+from fem.problem import Assembled, BaseMotion, Body, Pair, Preload, Problem, Support, assemble
+from fem.problem.observe import CornerRotation
+from fem.problem.simulate import Settings, body_watch, run_stages
+from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_materials,
+                               check_resources, command_line, count_steps, estimate, execute, finite, prepare_output,
+                               require_all)
+from fem.stage.phase import NewtonSettings, StepResult
+from fem.time.interrupt import Interrupted
+from fem.time.stepping import EventSteps
 
 logger = logging.getLogger("shaking_table")
 
@@ -414,13 +411,19 @@ def parse_args(argv=None) -> tuple[Config, object]:
 @dataclass
 class Joint:
     """A contact surface of the run: the table under block 1 (``suffix`` "") or joint k between
-    blocks k and k + 1 (``suffix`` "_jk"). corners: node group -> index in the term's slave arrays
-    (the slave line's two end nodes)."""
+    blocks k and k + 1 (``suffix`` "_jk"), the run's term ``terms[index]`` (the theta-scheme continues
+    it at the velocity level after the preload). corners: node group -> index in the term's slave
+    arrays (the slave line's two end nodes)."""
 
     name: str
     suffix: str
-    term: object
+    terms: list
+    index: int
     corners: dict
+
+    @property
+    def term(self):
+        return self.terms[self.index]
 
 
 @dataclass(frozen=True)
@@ -453,6 +456,7 @@ class Study:
     joints: list  # [Joint], the table first
     blocks: tuple  # (Block, ...), the bottom one first
     warnings: tuple = ()
+    assembled: Assembled | None = None  # the problem (fem.problem) the run integrates
 
     @property
     def contacts(self) -> list:
@@ -502,6 +506,8 @@ def _corners(mesh: Mesh, term, names: tuple[str, ...]) -> dict:
 
 
 def build(config: Config, history: bm.MotionHistory) -> Study:
+    """The run's problem (fem.problem: the block or the column and the table, the table's base held,
+    a node-to-segment pair under each block) assembled, with its joints' corners and its blocks."""
     mesh = _mesh(config)
     needed = TABLE_GROUPS + tuple(g for k in range(1, config.blocks) for g in joint_groups(k))
     missing = [g for g in needed if g not in mesh.cell_groups and g not in mesh.node_groups]
@@ -512,59 +518,40 @@ def build(config: Config, history: bm.MotionHistory) -> Study:
     regions = {"BLOCK": config.block_material(), "GROUN": config.table_material()}
     used = Mesh(mesh.points, {k: v for k, v in mesh.cell_groups.items() if k in regions or v.dim == 1},
                 mesh.node_groups)
-    pairs = (("CONHAUT", "CONBAS"),) + tuple((f"JOINT_{k}_ESCL", f"JOINT_{k}_MAIT") for k in range(1, config.blocks))
+    surfaces = (("CONHAUT", "CONBAS"),) + tuple((f"JOINT_{k}_ESCL", f"JOINT_{k}_MAIT") for k in range(1, config.blocks))
     try:
-        warnings = check_mesh(used, ("CTGROUND",), pairs)
+        warnings = check_mesh(used, ("CTGROUND",), surfaces)
     except ValueError as err:
         raise BadInput(f"--mesh {config.mesh}: {err}" if config.mesh is not None else str(err)) from None
-    redistributed = config.mass == "redistributed"
-    model = Model(mesh, regions, mass=config.mass, massless=tuple(p[0] for p in pairs) if redistributed else ())
-    method = "augmented" if config.spec.method == "augmented" else "lagrange"
+    law = {"lagrange": Lagrange, "augmented": Augmented, "theta": MoreauJean}[config.spec.method]
+    pairs = [Pair(slave, master, law(mu=config.mu if k == 0 else config.joint_mu), name=f"joint {k}" if k else "table")
+             for k, (slave, master) in enumerate(surfaces)]
+    problem = Problem(mesh, bodies=[Body("BLOCK", regions["BLOCK"]), Body("GROUN", regions["GROUN"])],
+                      supports=[Support("CTGROUND")], pairs=pairs, gravity=G, mass=config.mass)
+    try:
+        assembled = assemble(problem)
+    except BadInput as err:
+        raise BadInput(f"--mesh {config.mesh}: {err}") from None
     joints = []
-    for k, (slave, master) in enumerate(pairs):
-        try:
-            zone = contact_zone(mesh, slave, master)
-        except ValueError as err:
-            raise BadInput(f"--mesh {config.mesh}: {err}") from None
-        term = MultiplierContact(model, zone, friction=config.mu if k == 0 else config.joint_mu, method=method)
-        if redistributed:
-            term.closing = term.release = "located"  # the events converge with dt (README, issue 13)
+    for k, term in enumerate(assembled.terms):
         names = ("O", "A") if k == 0 else (f"O_{k + 1}", f"A_{k + 1}", f"C_{k}", f"B_{k}")
-        joints.append(Joint("table" if k == 0 else f"joint {k}", "" if k == 0 else f"_j{k}", term,
+        joints.append(Joint("table" if k == 0 else f"joint {k}", "" if k == 0 else f"_j{k}", assembled.terms, k,
                             _corners(mesh, term, names)))
     blocks = (Block(1, "O", "A", "O1", "BLOCK" if config.blocks == 1 else "BLOCK_1", config.overturn_angle(1)),) + \
         tuple(Block(k, f"O_{k}", f"A_{k}", f"O1_{k}", f"BLOCK_{k}", config.overturn_angle(k))
               for k in range(2, config.blocks + 1))
-    return Study(config, history, mesh, model, joints, blocks, tuple(warnings))
+    return Study(config, history, mesh, assembled.model, joints, blocks, tuple(warnings), assembled)
 
 
-def supports() -> tuple[ImposedDisplacement, ...]:
-    """The table's base, fixed in the table's frame: DX = DY = 0 on CTGROUND."""
-    return (ImposedDisplacement("CTGROUND", "x"), ImposedDisplacement("CTGROUND", "y"))
-
-
-def preload_phase(study: Study) -> Phase:
-    """Gravity ramped quasi-statically from PRELOAD_START to 0, frictionless, DX(O1) held (SDNV105;
-    and the base centre O1_k of every block above)."""
-    ramp = PiecewiseLinear((PRELOAD_START, PRELOAD_START / 2), (0.0, 1.0))
-    held = tuple(ImposedDisplacement(b.centre, "x") for b in study.blocks)
-    return Phase("gravity preload", PRELOAD_START, 0.0, -PRELOAD_START / PRELOAD_STEPS, Static(),
-                 gravity=Gravity((0.0, -G), ramp), constraints=supports() + held,
-                 friction=0.0, newton=NewtonSettings(rela=1e-6, maxi=2e-3, max_iterations=40))
-
-
-def excitation_phase(study: Study, name: str, t0: float, t1: float, dt: float, fine: bool) -> Phase:
-    """One step of the excitation: gravity, the table's d'Alembert load, each contact's own friction
-    (--mu at the table, --mu-joint between blocks)."""
+def stages(study: Study) -> tuple:
+    """The gravity preload (quasi-static, frictionless, DX(O1) of every block held as in SDNV105, from
+    PRELOAD_START to 0), then the table's motion to t_end along --direction."""
     cfg = study.config
-    if cfg.spec.method == "theta":
-        scheme = Theta(cfg.theta)
-    else:
-        scheme = HHT(cfg.alpha_fine if fine else cfg.alpha, modified_equilibrium=False)
+    preload = Preload(steps=PRELOAD_STEPS, friction=0.0, duration=-PRELOAD_START, name="gravity preload",
+                      hold=tuple(Support(b.centre, ("x",)) for b in study.blocks),
+                      newton=NewtonSettings(rela=1e-6, maxi=2e-3, max_iterations=40))
     component = "x" if cfg.direction == "horizontal" else "y"
-    return Phase(name, t0, t1, dt, scheme, gravity=Gravity((0.0, -G)),
-                 inertial=(bm.table_frame_load(study.history, component),), constraints=supports(),
-                 friction=None, newton=cfg.spec.newton, archive_every=1)
+    return preload, BaseMotion(cfg.t_end, **{component: study.history}, name="excitation")
 
 
 def event_steps(config: Config) -> EventSteps:
@@ -573,21 +560,9 @@ def event_steps(config: Config) -> EventSteps:
 
 
 # ----------------------------------------------------------------------------------- what is recorded
-class BlockKinematics:
-    """Rotation of a block from its base corners: theta = atan2(dy, dx) of A - O, counter-clockwise
-    positive (theta > 0: A lifted, rocking about O), and its rate (absolute: relative to the table,
-    not to the block below)."""
-
-    def __init__(self, mesh: Mesh, o: str = "O", a: str = "A") -> None:
-        self.o, self.a = mesh.node(o), mesh.node(a)
-        self.base = mesh.points[self.a] - mesh.points[self.o]
-
-    def __call__(self, u: np.ndarray, v: np.ndarray) -> tuple[float, float]:
-        o, a = self.o, self.a
-        dx = self.base[0] + u[2 * a] - u[2 * o]
-        dy = self.base[1] + u[2 * a + 1] - u[2 * o + 1]
-        vx, vy = v[2 * a] - v[2 * o], v[2 * a + 1] - v[2 * o + 1]
-        return math.atan2(dy, dx), (dx * vy - dy * vx) / (dx * dx + dy * dy)
+def block_kinematics(study: Study, block: Block) -> CornerRotation:
+    """The rotation of a block from its base corners (fem.problem.observe.CornerRotation)."""
+    return CornerRotation(study.mesh.points, study.mesh.node(block.o), study.mesh.node(block.a))
 
 
 #: per contact surface (suffix "" for the table, "_jk" for joint k): friction_demand = |sum R_T| /
@@ -611,7 +586,7 @@ def columns(study: Study) -> list[str]:
 
 
 def _row_function(study: Study):
-    kinematics = [(b, BlockKinematics(study.mesh, b.o, b.a)) for b in study.blocks]
+    kinematics = [(b, block_kinematics(study, b)) for b in study.blocks]
     history = study.history
 
     def extra(result: StepResult) -> dict:
@@ -652,70 +627,67 @@ class RunOutput:
         return "interrupted" if self.interrupted else "failed" if self.failure else "complete"
 
 
+class _ContactSeries:
+    """The contact nodes' ParaView series (contact.output.ContactRecorder), opened at the first
+    archived step of the excitation with the terms the run integrates then."""
+
+    def __init__(self, study: Study) -> None:
+        self.study, self.recorder = study, None
+
+    def record(self, t: float, u) -> None:
+        if self.recorder is None:
+            self.recorder = ContactRecorder(self.study.mesh, {j.name: j.term for j in self.study.joints},
+                                            self.study.config.out, history=False)
+        self.recorder.record(t, u)
+
+    def close(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+
+
+class _Columns:
+    """The case's history columns (:func:`columns`), an observer of fem.problem's run."""
+
+    def __init__(self, study: Study) -> None:
+        self.names, self.observe = columns(study), _row_function(study)
+
+    def columns(self) -> list[str]:
+        return self.names
+
+
 def run(study: Study) -> RunOutput:
-    """Preload, then the excitation to t_end (or overturning). Histories and ParaView series are
-    written as the run goes; a failure or an interruption keeps everything up to it on disk."""
+    """Preload, then the excitation to t_end (or overturning), by fem.problem.run_stages. Histories
+    and ParaView series are written as the run goes; a failure or an interruption keeps everything up
+    to it on disk."""
     cfg = study.config
-    t0 = time.perf_counter()
-    rows: list[dict] = []
-    spans: list[dict] = []
-    stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
-    failure = interrupted = None
-    extra = _row_function(study)
     top = study.blocks[-1].k
     probe_node = "C1" if top == 1 else f"C1_{top}"
-    probes = [NodeProbe(f"dx_{probe_node}", probe_node, "u", "x"), NodeProbe(f"dy_{probe_node}", probe_node, "u", "y")] \
-        if probe_node in study.mesh.node_groups else []
-    overturned = [None, None]
-    kinematics = [(b, BlockKinematics(study.mesh, b.o, b.a)) for b in study.blocks]
-
-    def monitor(result: StepResult) -> bool:
-        for b, kin in kinematics:
-            theta, _ = kin(result.state.u, result.state.v)
-            if abs(theta) >= b.overturn:
-                overturned[:] = [result.state.t, b.k]
-                return True
-        return False
-
-    state = None
+    probes = (NodeProbe(f"dx_{probe_node}", probe_node, "u", "x"), NodeProbe(f"dy_{probe_node}", probe_node, "u", "y")) \
+        if probe_node in study.mesh.node_groups else ()
+    watches = tuple(body_watch(f"block {b.k}", block_kinematics(study, b),
+                               study.mesh.points[np.unique(study.mesh.cell_groups[b.region].connectivity)], G, b.overturn)
+                    for b in study.blocks)
+    contact_series = _ContactSeries(study) if cfg.paraview else None
+    settings = Settings(steps=event_steps(cfg), alpha=cfg.alpha, alpha_fine=cfg.alpha_fine, theta=cfg.theta,
+                        newton=cfg.spec.newton, paraview=cfg.paraview, probes=probes, kinetic_group="BLOCK",
+                        observers=(_Columns(study),), body_watches=watches,
+                        step_bodies=tuple(b.region for b in study.blocks),
+                        on_archived=contact_series.record if contact_series is not None else None)
     try:
-        with RunRecorder(study.model, cfg.out, probes, history_name="preload_history", series_name="preload",
-                         kinetic_group="BLOCK", write_series=False) as pre:
-            try:
-                state = record_steps(pre, integrate(study.model, preload_phase(study),
-                                                    State.at_rest(study.model.n_dofs, PRELOAD_START),
-                                                    study.contacts)).state
-            finally:
-                add_run_statistics(stats, pre)
-    except ConvergenceError as err:
-        failure = f"preload: {err}"
-    except Interrupted as stop:
-        failure, interrupted = f"preload: {stop}", stop
-    if failure is None:
-        if cfg.spec.method == "theta":
-            for j in study.joints:
-                j.term = velocity_contact_from(j.term)
-        with RunRecorder(study.model, cfg.out, probes, kinetic_group="BLOCK", write_series=cfg.paraview,
-                         extra_columns=columns(study), extra=extra) as rec:
-            contact_series = (ContactRecorder(study.mesh, {j.name: j.term for j in study.joints}, cfg.out,
-                                              history=False) if cfg.paraview else None)
-            try:
-                steps = run_with_events(study.model, lambda *a: excitation_phase(study, *a), state.released(0.0),
-                                        study.contacts, study.contacts, cfg.t_end, event_steps(cfg), monitor,
-                                        bodies=tuple(b.region for b in study.blocks))
-                spans = record_steps(rec, steps, rows, on_archived=contact_series.record
-                                     if contact_series is not None else None).value or []
-            except ConvergenceError as err:
-                failure = f"excitation: {err}"
-            except Interrupted as stop:
-                failure, interrupted = f"excitation: {stop}", stop
-            finally:
-                if contact_series is not None:
-                    contact_series.close()
-                add_run_statistics(stats, rec)
-    stats["wall_s"] = time.perf_counter() - t0
-    stats["fine_spans"] = len(spans)
-    return RunOutput(rows, stats, spans, failure, interrupted, *overturned)
+        outcome = run_stages(study.assembled, stages(study), cfg.out, settings)
+    finally:
+        if contact_series is not None:
+            contact_series.close()
+    rows = [dict(zip(outcome.history, values)) for values in zip(*outcome.history.values())]
+    failure = None
+    if outcome.status != "complete":
+        failure = f"{'preload' if outcome.stage == 'gravity preload' else 'excitation'}: {outcome.message}"
+    over = [(w["overturned_at"], b.k) for b, w in zip(study.blocks, outcome.bodies.values())
+            if w["overturned_at"] is not None]
+    stats = {k: outcome.stats[k] for k in ("steps", "newton_iterations", "subdivisions", "wall_s")}
+    stats["fine_spans"] = len(outcome.spans)
+    return RunOutput(rows, stats, outcome.spans, failure, outcome.interrupted, *(min(over) if over else (None, None)))
+
 
 # ----------------------------------------------------------------------------------- post-processing
 

@@ -59,7 +59,8 @@ from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_f
                      command_line, execute, prepare_output)
 
 CASES_DIR = Path(__file__).resolve().parent
-NOT_CASES = ("sweep", "overturning_spectrum", "convergence", "early_exit", "__init__")  # studies, a helper, the package
+#: studies, helpers, the package, the problem-file command (cases/cli.py) and its reader
+NOT_CASES = ("sweep", "overturning_spectrum", "convergence", "early_exit", "__init__", "cli", "problem_file")
 RESERVED = ("out", "quiet", "help")
 
 
@@ -115,19 +116,27 @@ def _main(argv) -> int:
     a, fixed = parse_args(argv)
     workers = sweep.local_workers(a)
     script, points, out = plan(a, fixed)
-    check_resources(sweep.estimate(len(points), workers), force=a.force, max_steps=sweep.MAX_POINTS,
-                    what="this sweep", unit="points", remedy="fewer points or --workers")
     task = sweep.CaseCommand(str(script), tuple([*fixed, "--force"] if a.force else fixed), a.time_limit)
     parameters = {"case": script.stem, "grid": a.grid, "points_file": a.points, "fixed": fixed,
                   "workers": a.workers, "scheduler": a.scheduler, "time_limit": a.time_limit, "force": a.force,
                   "points": len(points)}
+    return run_study(a, points, task, out, workers, f"sweep_{script.stem}", command_line("cases/sweep.py", argv),
+                     parameters, f"cases/{script.name}")
+
+
+def run_study(a, points, task, out: Path, workers: int, case: str, command: str, parameters: dict, what: str) -> int:
+    """Run ``points`` with ``task`` where ``a`` says (--workers, --scheduler, --quiet, --force), the study's
+    own record in ``out`` (summary.json ``case``, ``command``, ``parameters``; the table, fem.studies.sweep):
+    the resources and the scheduler checked before the folder is touched. Returns the exit code: 0 every
+    point complete, 1 otherwise (one line on stderr, even quiet); an interruption is raised on."""
+    check_resources(sweep.estimate(len(points), workers), force=a.force, max_steps=sweep.MAX_POINTS,
+                    what="this sweep", unit="points", remedy="fewer points or --workers")
     sweep.check_scheduler(a.scheduler)  # an unreachable scheduler is refused before the folder is touched
     prepare_output(out)
     (out / "points").mkdir(exist_ok=True)
-    record = Run.start(out, f"sweep_{script.stem}", command_line("cases/sweep.py", argv), "custom", parameters,
-                       quiet=True)
+    record = Run.start(out, case, command, "custom", parameters, quiet=True)
     try:
-        outcome = sweep.sweep_on_cluster(points, task, out, a.scheduler, workers, a.quiet, f"cases/{script.name}")
+        outcome = sweep.sweep_on_cluster(points, task, out, a.scheduler, workers, a.quiet, what)
     except Interrupted as stop:
         record.finish("interrupted", results(stop.outcome), message=str(stop))
         print(f"sweep: {stop.outcome.describe()} ({stop.outcome.table})", file=sys.stderr, flush=True)

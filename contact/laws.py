@@ -75,6 +75,10 @@ class Augmented:
 
     def __post_init__(self) -> None:
         _coulomb("Augmented", self.mu)
+        for name in ("coef_cont", "coef_frot"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+                raise ValueError(f"Augmented: {name} must be a finite number > 0, got {value!r}")
 
     def build(self, model, slave: str, master, located: bool = False) -> MultiplierContact:
         term = MultiplierContact(model, zone_of(model, slave, master), friction=self.mu, method="augmented",

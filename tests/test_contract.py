@@ -71,7 +71,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
 MESHES = ROOT / "meshes"
 
-SCRIPTS = sorted(p.stem for p in CASES.glob("*.py") if not p.stem.endswith("_common") and p.stem not in ("early_exit", "__init__"))
+SCRIPTS = sorted(p.stem for p in CASES.glob("*.py") if not p.stem.endswith("_common") and p.stem not in ("early_exit", "__init__", "cli", "problem_file"))
 SDNV105 = ("sdnv105a", "sdnv105b", "sdnv105c", "sdnv105d")
 G_SDNV105 = 9.81
 

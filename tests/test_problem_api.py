@@ -209,3 +209,37 @@ def test_the_python_example_runs(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["status"] == "complete" and summary["energy"]["relative_error"] <= 0.01
+
+
+def test_a_failed_run_says_so_and_keeps_what_it_computed(tmp_path):
+    """Newton held to an impossible tolerance in one iteration: the run fails at its first dynamic step
+    (after the step cuts), its outcome and summary.json say "failed" with Newton's message, and the
+    history written before the failure (the stage's initial state) is on disk and in the outcome."""
+    from fem.stage.phase import NewtonSettings
+
+    out = tmp_path / "out"
+    outcome = simulate(_block_on_floor(), [Preload(), BaseMotion(0.05, x=SinePulse(0.6 * GRAVITY, 2.0))], out=out,
+                       newton=NewtonSettings(rela=1e-30, maxi=1e-30, max_iterations=1), steps=Uniform(1e-3))
+    assert outcome.status == "failed" and "Newton did not converge" in outcome.message
+    assert outcome.stage == "base motion" and outcome.history["t"][0] == 0.0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "failed" and "Newton" in summary["message"]
+    assert (out / "history.csv").read_text().count("\n") >= 2  # header and the initial state
+
+
+def test_two_base_motion_stages_keep_both_histories(tmp_path):
+    """A pulse, then the table still: the second stage continues the first (no release), and each stage
+    has its own history file (history.csv, history_2.csv), neither overwritten."""
+    out = tmp_path / "out"
+    first, second = BaseMotion(0.05, x=SinePulse(0.3 * GRAVITY, 10.0), name="pulse"), BaseMotion(0.05, name="still")
+    outcome = simulate(_block_on_floor(), [Preload(), first, second], out=out, steps=Uniform(1e-3))
+    assert outcome.status == "complete" and outcome.t_reached == pytest.approx(0.1, abs=1e-12)
+    for name, (t0, t1) in (("history.csv", (0.0, 0.05)), ("history_2.csv", (0.05, 0.1))):
+        t = np.loadtxt(out / name, delimiter=",", skiprows=1, usecols=0)
+        assert t[0] == pytest.approx(t0, abs=1e-12) and t[-1] == pytest.approx(t1, abs=1e-12)
+
+
+def test_a_group_given_to_two_bodies_is_refused():
+    mesh = grid_mesh(2, 2, width=0.2, height=0.4)
+    with pytest.raises(BadInput, match="bodies: the group 'BLOCK' is given to two bodies"):
+        Problem(mesh, bodies=[Body("BLOCK", STONE), Body("BLOCK", STONE, name="again")])

@@ -113,6 +113,10 @@ class Problem:
                     or value < 0 or (name == "thickness" and value == 0):
                 raise BadInput(f"{name}: must be a finite number {'>' if name == 'thickness' else '>='} 0, "
                                f"got {value!r}")
+        groups = [b.group for b in self.bodies]
+        twice = sorted({x for x in groups if groups.count(x) > 1})
+        if twice:
+            raise BadInput(f"bodies: the group {twice[0]!r} is given to two bodies (a group is one body, one material)")
         labels = [b.label for b in self.bodies]
         twice = sorted({x for x in labels if labels.count(x) > 1})
         if twice:
@@ -224,10 +228,3 @@ def assemble(problem: Problem) -> Assembled:
     body_nodes = {b.label: np.unique(mesh.cell_groups[b.group].connectivity) for b in problem.bodies}
     return Assembled(problem, mesh, model, terms, body_nodes, tuple(warnings))
 
-
-def overturn_angle(body: Body, points: np.ndarray) -> float:
-    """The body's overturning rotation [rad]: its own, or 2 atan(w / h) of its bounding box."""
-    if body.overturn_angle is not None:
-        return float(body.overturn_angle)
-    w, h = np.ptp(points, axis=0)
-    return 2.0 * math.atan2(float(w), float(h))

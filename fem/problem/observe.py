@@ -42,6 +42,26 @@ class BodyRotation:
         return math.atan2(cross, dot), omega
 
 
+class CornerRotation:
+    """The rotation of a body from two of its nodes (e.g. a block's base corners O and A)::
+
+        theta = atan2(dy, dx) of A - O            [rad, counter-clockwise +; > 0: A lifted, rocking about O]
+        omega = (dx vy - dy vx) / (dx^2 + dy^2)   [rad/s], (vx, vy) = v_A - v_O
+
+    (absolute: relative to the base's frame, not to a body below)."""
+
+    def __init__(self, points: np.ndarray, o: int, a: int) -> None:
+        self.o, self.a = int(o), int(a)
+        self.base = points[self.a] - points[self.o]
+
+    def __call__(self, u: np.ndarray, v: np.ndarray) -> tuple[float, float]:
+        o, a = self.o, self.a
+        dx = self.base[0] + u[2 * a] - u[2 * o]
+        dy = self.base[1] + u[2 * a + 1] - u[2 * o + 1]
+        vx, vy = v[2 * a] - v[2 * o], v[2 * a + 1] - v[2 * o + 1]
+        return math.atan2(dy, dx), (dx * vy - dy * vx) / (dx * dx + dy * dy)
+
+
 @dataclass
 class PairWatch:
     """One contact pair's measures after each step, and its impacts: a slave node closing after it

@@ -8,7 +8,10 @@ The time step is the simulation's, not the stages': ``steps`` is :class:`Uniform
 smooth motion). The scheme is Newmark/HHT (``alpha``, 0: the average acceleration rule) for
 position-level laws, Moreau–Jean (``theta``) for the velocity-level law.
 
-With ``out`` the run follows the lifecycle of every case (fem.run.lifecycle): the folder claimed
+:func:`run_stages` integrates assembled stages into a folder and returns the :class:`Outcome`; a case
+with a lifecycle of its own calls it with its observers (more history columns), monitors (more
+reasons to stop) and settings. :func:`simulate` wraps it in the run lifecycle of every case
+(fem.run.lifecycle) when given ``out``: the folder claimed
 (another live run's folder, or one that holds files no run wrote listed, is refused), ``summary.json``
 ``running`` at the start and its final status last, histories written as the run goes
 (``preload_history.csv``, ``history.csv``: time, per-body rotation and rate, per-pair closed nodes,
@@ -22,9 +25,9 @@ from __future__ import annotations
 import math
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -32,7 +35,7 @@ from fem.io.recorder import RunRecorder, record_steps, rows_as_arrays
 from fem.loads.applied import Gravity, ImposedDisplacement
 from fem.loads.base_motion import table_frame_load
 from fem.loads.functions import PiecewiseLinear
-from fem.problem.definition import Assembled, Problem, assemble, overturn_angle
+from fem.problem.definition import Assembled, Problem, assemble
 from fem.problem.observe import BodyRotation, BodyWatch, PairWatch, energy_books
 from fem.problem.report import write_report
 from fem.problem.stages import BaseMotion, Preload
@@ -56,9 +59,9 @@ class Uniform:
     archive_every: int = 10
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.dt, (int, float)) and math.isfinite(self.dt) and self.dt > 0):
+        if isinstance(self.dt, bool) or not (isinstance(self.dt, (int, float)) and math.isfinite(self.dt) and self.dt > 0):
             raise BadInput(f"steps.dt: a finite number > 0 s, got {self.dt!r}")
-        if not (isinstance(self.archive_every, int) and self.archive_every >= 1):
+        if isinstance(self.archive_every, bool) or not (isinstance(self.archive_every, int) and self.archive_every >= 1):
             raise BadInput(f"steps.archive_every: an integer >= 1, got {self.archive_every!r}")
 
 
@@ -67,13 +70,15 @@ class Outcome:
     """What a simulation did.
 
     status : "complete", "failed" or "interrupted".  message : why it stopped early (None if complete).
+    stage : the stage it stopped in (the last one when complete).  interrupted : the signal's exception.
     t_reached : the last converged time [s].  history : the last stage's columns (name -> (n,) array).
     bodies : label -> {"max_rotation" [rad], "overturned" (True, False or None: undecided),
         "overturned_at" [s] or None, "limit" [rad]}.
     pairs : label -> {"max_gap" [m], "impacts" (count)}.  impacts : every impact in time order.
     energy : the books of the last dynamic stage (fem.problem.observe.energy_books).
     checks : graded rows (the energy books within ENERGY_LIMIT).  stats : steps, Newton iterations,
-    step cuts, wall time [s].  out : the output folder (None: nothing kept).  warnings : the mesh checks'.
+    step cuts, wall time [s].  spans : the fine spans of event-driven steps.  out : the output folder
+    (None: nothing kept).  warnings : the mesh checks'.
     """
 
     status: str
@@ -88,12 +93,63 @@ class Outcome:
     stats: dict = field(default_factory=dict)
     out: Path | None = None
     warnings: tuple = ()
+    stage: str | None = None
+    spans: list = field(default_factory=list)
+    interrupted: BaseException | None = None
 
     def summary(self) -> dict:
         """The JSON-able part (summary.json)."""
         return {"t_reached": self.t_reached, "bodies": self.bodies, "pairs": self.pairs, "impacts": self.impacts,
                 "energy": self.energy, "checks": self.checks, "run": self.stats,
                 "mesh_warnings": list(self.warnings)}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the stages are integrated (:func:`run_stages`).
+
+    steps : Uniform or EventSteps.  alpha, alpha_fine : HHT alpha of the coarse and of the fine steps
+    (event-driven steps; alpha_fine None: alpha).  theta : Moreau–Jean.  newton : the dynamic stages'
+    Newton settings (None: RESI_GLOB_RELA 1e-6, RESI_GLOB_MAXI 2e-6 of the bodies' weight).
+    paraview : the mesh series.  probes : node quantities in the histories (fem.io.recorder.NodeProbe).
+    kinetic_group : the region whose kinetic energy is the ``ke`` column (None: all).
+    observers : objects with ``columns()`` and ``observe(result) -> dict``, more history columns.
+    monitors : ``monitor(result) -> bool``: True stops the run after that step.
+    on_archived : ``f(t, u)`` after each archived step of a dynamic stage (a contact point series).
+    body_watches : the :class:`fem.problem.observe.BodyWatch` es to follow and stop at (None: one per
+        body of the problem, its best-fit rotation against its overturning angle).
+    step_bodies : the cell groups whose rigid motion bounds the coarse event-driven steps
+        (fem.time.stepping; None: every body that holds no support)."""
+
+    steps: object = None
+    alpha: float = 0.0
+    alpha_fine: float | None = None
+    theta: float = 0.55
+    newton: NewtonSettings | None = None
+    paraview: bool = False
+    probes: tuple = ()
+    kinetic_group: str | None = None
+    observers: tuple = ()
+    monitors: tuple = ()
+    on_archived: Callable | None = None
+    body_watches: tuple | None = None
+    step_bodies: tuple | None = None
+
+    def __post_init__(self) -> None:
+        if self.steps is None:
+            object.__setattr__(self, "steps", EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7))
+        if not isinstance(self.steps, (Uniform, EventSteps)):
+            raise BadInput(f"steps: Uniform or EventSteps, got {type(self.steps).__name__}")
+        for name in ("alpha", "alpha_fine", "theta"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                raise BadInput(f"{name}: a number, got {value!r}")
+        for name in ("alpha", "alpha_fine"):
+            value = getattr(self, name)
+            if value is not None and not -1.0 / 3.0 <= value <= 0.0:
+                raise BadInput(f"{name}: HHT alpha lies in [-1/3, 0], got {value!r}")
+        if not 0.5 <= self.theta <= 1.0:
+            raise BadInput(f"theta: the Moreau-Jean theta lies in [1/2, 1], got {self.theta!r}")
 
 
 def _newton(assembled: Assembled) -> NewtonSettings:
@@ -103,32 +159,21 @@ def _newton(assembled: Assembled) -> NewtonSettings:
     return NewtonSettings(rela=1e-6, maxi=2e-6 * weight if weight > 0 else None, max_iterations=40)
 
 
-def _supports(problem: Problem) -> tuple[ImposedDisplacement, ...]:
-    return tuple(ImposedDisplacement(s.group, c) for s in problem.supports for c in s.components)
+def _supports(supports) -> tuple[ImposedDisplacement, ...]:
+    return tuple(ImposedDisplacement(s.group, c) for s in supports for c in s.components)
 
 
 def _preload_phase(assembled: Assembled, stage: Preload) -> Phase:
-    """Gravity from 0 at t = -1 s to its full value at -0.5 s, held to 0 (static steps)."""
+    """Gravity from 0 at t = -duration to its full value at -duration / 2, held to 0 (static steps)."""
     g = assembled.problem.gravity
-    ramp = PiecewiseLinear((-1.0, -0.5), (0.0, 1.0))
-    return Phase(stage.name, -1.0, 0.0, 1.0 / stage.steps, Static(), gravity=Gravity((0.0, -g), ramp),
-                 constraints=_supports(assembled.problem), friction=stage.friction,
-                 newton=NewtonSettings(rela=1e-6, maxi=_newton(assembled).maxi, max_iterations=40))
+    ramp = PiecewiseLinear((-stage.duration, -stage.duration / 2), (0.0, 1.0))
+    newton = stage.newton or NewtonSettings(rela=1e-6, maxi=_newton(assembled).maxi, max_iterations=40)
+    return Phase(stage.name, -stage.duration, 0.0, stage.duration / stage.steps, Static(),
+                 gravity=Gravity((0.0, -g), ramp), constraints=_supports(assembled.problem.supports + stage.hold),
+                 friction=stage.friction, newton=newton)
 
 
-def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = None,
-             steps: Uniform | EventSteps | None = None, alpha: float = 0.0, theta: float = 0.55,
-             paraview: bool = False, quiet: bool = True, case: str = "problem", command: str | None = None,
-             parameters: dict | None = None) -> Outcome:
-    """Run ``problem`` through ``stages`` (module docstring); returns the :class:`Outcome`.
-
-    steps : Uniform or EventSteps (default EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7)).
-    alpha : HHT alpha in [-1/3, 0] (0: Newmark's average acceleration).  theta : Moreau–Jean theta.
-    out : output folder (None: nothing written that outlives the call).  paraview : the mesh series.
-    quiet : no progress line.  case, command, parameters : what summary.json says of the run.
-
-    Raises BadInput (before anything is written) for a wrong group, stage or setting; Interrupted
-    on SIGINT/SIGTERM once the folder says so."""
+def _check_stages(stages) -> tuple:
     stages = tuple(stages)
     if not stages:
         raise BadInput("stages: at least one stage")
@@ -137,42 +182,69 @@ def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = Non
             raise BadInput(f"stages[{i}]: a Preload or a BaseMotion, got {type(s).__name__}")
         if isinstance(s, Preload) and i != 0:
             raise BadInput(f"stages[{i}]: a preload comes first (it starts from the unloaded mesh)")
-    if not -1.0 / 3.0 <= alpha <= 0.0:
-        raise BadInput(f"alpha: HHT alpha lies in [-1/3, 0], got {alpha!r}")
-    if not 0.5 <= theta <= 1.0:
-        raise BadInput(f"theta: the Moreau-Jean theta lies in [1/2, 1], got {theta!r}")
-    steps = steps if steps is not None else EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7)
+    return stages
+
+
+def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = None, quiet: bool = True,
+             case: str = "problem", command: str | None = None, parameters: dict | None = None,
+             **settings) -> Outcome:
+    """Run ``problem`` through ``stages`` (module docstring); returns the :class:`Outcome`.
+
+    out : output folder (None: nothing written that outlives the call).  quiet : no progress line.
+    case, command, parameters : what summary.json says of the run.  settings : :class:`Settings`
+    (steps, alpha, alpha_fine, theta, newton, paraview, probes, kinetic_group, observers, monitors).
+
+    Raises BadInput (before anything is written) for a wrong group, stage or setting; re-raises
+    the interruption (SIGINT, SIGTERM) once the folder says so."""
+    stages = _check_stages(stages)
+    settings = Settings(**settings)
     assembled = assemble(problem)
     t_end = sum(s.duration for s in stages if isinstance(s, BaseMotion))
     if out is None:
         with tempfile.TemporaryDirectory(prefix="rockfem_") as tmp:
-            return _run(assembled, stages, Path(tmp), steps, alpha, theta, False, None)
-    folder = prepare_output(Path(out), "out")
-    run = Run.start(folder, case, command or f"simulate({case})", "custom", parameters or {}, t_end=t_end, quiet=quiet)
-    return _run(assembled, stages, folder, steps, alpha, theta, paraview, run)
+            outcome = run_stages(assembled, stages, Path(tmp), replace(settings, paraview=False))
+            outcome.out = None
+    else:
+        folder = prepare_output(Path(out), "out")
+        run = Run.start(folder, case, command or f"simulate({case})", "custom", parameters or {}, t_end=t_end,
+                        quiet=quiet)
+        outcome = run_stages(assembled, stages, folder, settings)
+        data = run.final(outcome.status, outcome.summary(), outcome.message)
+        write_report(folder / "report.md", data, stages, settings.steps)
+        run.close()
+    if outcome.interrupted is not None:
+        raise outcome.interrupted
+    return outcome
 
 
-def _run(assembled: Assembled, stages, folder: Path, steps, alpha: float, theta: float, paraview: bool,
-         run: Run | None) -> Outcome:
+def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: Settings) -> Outcome:
+    """Integrate the stages into ``folder`` (histories, ParaView series), watching the bodies and
+    pairs; no lifecycle of its own. A Newton failure or a singular system ends it "failed", a signal
+    "interrupted" (the exception kept in :attr:`Outcome.interrupted`); everything up to it is on disk."""
+    stages = _check_stages(stages)
     problem, model = assembled.problem, assembled.model
     t0 = time.perf_counter()
     points = assembled.mesh.points
-    bodies = [BodyWatch(b.label, BodyRotation(points, nodes), overturn_angle(b, points[nodes]),
-                        0.5 * float(np.hypot(*np.ptp(points[nodes], axis=0))), problem.gravity)
-              for b in problem.bodies for nodes in [assembled.body_nodes[b.label]]]
+    bodies = list(settings.body_watches) if settings.body_watches is not None else [
+        body_watch(b.label, BodyRotation(points, nodes), points[nodes], problem.gravity, b.overturn_angle)
+        for b in problem.bodies for nodes in [assembled.body_nodes[b.label]]]
     pairs = [PairWatch(p.label, term) for p, term in zip(problem.pairs, assembled.terms)]
     stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
     gravity = (0.0, -problem.gravity)
-    state = State.at_rest(model.n_dofs, -1.0 if isinstance(stages[0], Preload) else 0.0)
+    state = State.at_rest(model.n_dofs, -stages[0].duration if isinstance(stages[0], Preload) else 0.0)
     history: dict = {}
-    status, message = "complete", None
+    status, message, stopped = "complete", None, None
     energy: dict = {}
-    t_start = 0.0
-    released = True
+    spans: list = []
+    t_start, released, current, early = 0.0, True, stages[0].name, False
+    rows: list[dict] = []
+    dynamic = 0  # dynamic stages begun: the first writes history.csv, the next history_2.csv, ...
     try:
         for stage in stages:
+            current = stage.name
             if isinstance(stage, Preload):
-                with RunRecorder(model, folder, history_name="preload_history", write_series=False,
+                with RunRecorder(model, folder, settings.probes, history_name="preload_history",
+                                 series_name="preload", kinetic_group=settings.kinetic_group, write_series=False,
                                  gravity=gravity) as rec:
                     try:
                         state = record_steps(rec, integrate(model, _preload_phase(assembled, stage), state,
@@ -182,80 +254,138 @@ def _run(assembled: Assembled, stages, folder: Path, steps, alpha: float, theta:
                 continue
             start = state.released(t_start) if released else state  # at rest after a preload, else continued
             released = False
-            state, history = _dynamic(assembled, stage, start, folder, steps, alpha, theta,
-                                      paraview and run is not None, bodies, pairs, stats, gravity)
+            rows = []  # the stage's rows, kept whatever stops it
+            dynamic += 1
+            state, stage_spans, stop = _dynamic(assembled, stage, start, folder, settings, bodies, pairs, stats,
+                                                gravity, rows, "" if dynamic == 1 else f"_{dynamic}")
+            spans += stage_spans
             t_start = state.t
-            if history:
-                energy = energy_books(history)
-            if any(b.overturned_at is not None for b in bodies):
+            if stop:
+                early = True
                 break
     except (ConvergenceError, SingularSystemError) as err:
         status, message = "failed", str(err)
     except (Interrupted, KeyboardInterrupt) as err:
-        status, message = "interrupted", str(err) or "interrupted"
-        outcome = _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, run)
-        _finish(run, outcome, folder, stages, steps)
-        raise
-    outcome = _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, run)
-    _finish(run, outcome, folder, stages, steps)
-    return outcome
+        status, message, stopped = "interrupted", str(err) or "interrupted", err
+    if rows:
+        history = rows_as_arrays(rows)
+        energy = energy_books(history)
+    # the stages ran to their end: a run stopped early (an overturning, a monitor) leaves undecided
+    # the bodies that had not overturned
+    finished = status == "complete" and not early
+    return _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, folder,
+                    current, spans, stopped, finished)
 
 
-def _dynamic(assembled: Assembled, stage: BaseMotion, state: State, folder: Path, steps, alpha: float,
-             theta: float, paraview: bool, bodies, pairs, stats: dict, gravity):
-    """One base-motion stage from ``state`` (at rest, at its start time)."""
+def body_watch(label: str, rotation, points: np.ndarray, g: float, angle: float | None = None) -> BodyWatch:
+    """A body's watch: its ``rotation`` measure, its overturning angle (``angle``, or 2 atan(w / h) of
+    the bounding box of ``points`` (n, 2)), the half diagonal R of that box, gravity ``g``."""
+    w, h = np.ptp(points, axis=0)
+    limit = float(angle) if angle is not None else 2.0 * math.atan2(float(w), float(h))
+    return BodyWatch(label, rotation, limit, 0.5 * float(np.hypot(w, h)), g)
+
+
+class _Watch:
+    """The bodies', pairs' and the caller's observers, run once per step before the step is recorded
+    (so that a monitor stops at the step it sees), their row kept for the recorder."""
+
+    def __init__(self, stage: BaseMotion, t_start: float, bodies, pairs, settings: Settings) -> None:
+        self.stage, self.t_start, self.bodies, self.pairs = stage, t_start, bodies, pairs
+        self.observers, self.monitors = settings.observers, settings.monitors
+        self.state = None
+        self.row: dict = {}
+        self.stopped = False
+
+    def columns(self) -> list[str]:
+        return (["base_ax", "base_ay"] + [c for b in self.bodies for c in b.columns()]
+                + [c for p in self.pairs for c in p.columns()] + [c for o in self.observers for c in o.columns()])
+
+    def observe(self, result) -> dict:
+        if result.state is not self.state:
+            s = result.state
+            ax, ay = self.stage.acceleration(s.t - self.t_start)
+            row = {"base_ax": ax, "base_ay": ay}
+            for b in self.bodies:
+                row.update(b.observe(s.t, s.u, s.v))
+            for p in self.pairs:
+                row.update(p.observe(s.t))
+            for o in self.observers:
+                row.update(o.observe(result))
+            self.state, self.row = s, row
+        return self.row
+
+    def stop(self, result) -> bool:
+        """Observe the step, then: a body overturned, or a monitor says stop."""
+        self.observe(result)
+        stop = any(b.overturned_at is not None for b in self.bodies) or any(m(result) for m in self.monitors)
+        self.stopped = self.stopped or stop
+        return stop
+
+
+def _dynamic(assembled: Assembled, stage: BaseMotion, state: State, folder: Path, settings: Settings, bodies, pairs,
+             stats: dict, gravity, rows: list, suffix: str = ""):
+    """One base-motion stage from ``state`` (at its start time), its history rows appended to ``rows``
+    as they are recorded (``history{suffix}.csv``, ``solution{suffix}.pvd``). Returns the last state,
+    its fine spans and whether a monitor stopped it."""
     problem, model = assembled.problem, assembled.model
+    steps = settings.steps
     t_start, t_end = state.t, state.t + stage.duration
     if problem.scheme_kind == "theta":
         assembled.terms[:] = [p.law.for_theta(t) for p, t in zip(problem.pairs, assembled.terms)]
         for w, term in zip(pairs, assembled.terms):
             w.term = term
-        scheme = Theta(theta)
-    else:
-        scheme = HHT(alpha, modified_equilibrium=False)
     inertial = tuple(table_frame_load(h, c, start=t_start) for c, h in stage.components())
-    newton = _newton(assembled)
+    newton = settings.newton or _newton(assembled)
+    alpha_fine = settings.alpha if settings.alpha_fine is None else settings.alpha_fine
 
     def make_phase(name, t0, t1, dt, fine=False):
+        if problem.scheme_kind == "theta":
+            scheme = Theta(settings.theta)
+        else:
+            scheme = HHT(alpha_fine if fine else settings.alpha, modified_equilibrium=False)
         return Phase(name, t0, t1, dt, scheme, gravity=Gravity(gravity), inertial=inertial,
-                     constraints=_supports(problem), friction=None, newton=newton,
+                     constraints=_supports(problem.supports), friction=None, newton=newton,
                      archive_every=1 if isinstance(steps, EventSteps) else steps.archive_every)
 
-    def observed(result) -> dict:
-        s = result.state
-        ax, ay = stage.acceleration(s.t - t_start)
-        row = {"base_ax": ax, "base_ay": ay}
-        for b in bodies:
-            row.update(b.observe(s.t, s.u, s.v))
-        for p in pairs:
-            row.update(p.observe(s.t))
-        return row
-
-    def overturned(result) -> bool:
-        return any(b.overturned_at is not None for b in bodies)
-
-    columns = ["base_ax", "base_ay"] + [c for b in bodies for c in b.columns()] + [c for p in pairs for c in p.columns()]
-    rows: list[dict] = []
-    with RunRecorder(model, folder, write_series=paraview, extra_columns=columns, extra=observed,
+    watch = _Watch(stage, t_start, bodies, pairs, settings)
+    spans: list = []
+    with RunRecorder(model, folder, settings.probes, history_name=f"history{suffix}", series_name=f"solution{suffix}",
+                     kinetic_group=settings.kinetic_group,
+                     write_series=settings.paraview, extra_columns=watch.columns(), extra=watch.observe,
                      gravity=gravity) as rec:
         try:
             if isinstance(steps, EventSteps):
                 generator = run_with_events(model, make_phase, state, assembled.terms, assembled.terms, t_end,
-                                            steps, overturned, bodies=tuple(b.group for b in problem.bodies))
+                                            steps, watch.stop, bodies=settings.step_bodies
+                                            if settings.step_bodies is not None else _moving_bodies(assembled))
             else:
                 generator = _uniform(model, make_phase(stage.name, t_start, t_end, steps.dt), state,
-                                     assembled.terms, overturned)
-            last = record_steps(rec, generator, rows).state
+                                     assembled.terms, watch.stop)
+            recorded = record_steps(rec, generator, rows, on_archived=settings.on_archived)
+            last, spans = recorded.state, recorded.value or []
         finally:
             _add(stats, rec)
-    return (last if last is not None else state), rows_as_arrays(rows) if rows else {}
+    return (last if last is not None else state), spans, watch.stopped
+
+
+def _moving_bodies(assembled: Assembled) -> tuple[str, ...]:
+    """The bodies whose rigid motion bounds the coarse steps (fem.time.stepping): those holding no
+    support (a supported body, the table, has none of its own)."""
+    held = set()
+    for s in assembled.problem.supports:
+        mesh = assembled.mesh
+        held.update(np.unique(mesh.cell_groups[s.group].connectivity).tolist() if s.group in mesh.cell_groups
+                    else mesh.nodes(s.group).tolist())
+    return tuple(b.group for b in assembled.problem.bodies
+                 if not held.intersection(assembled.body_nodes[b.label].tolist()))
 
 
 def _uniform(model, phase: Phase, state: State, terms, stop):
-    """integrate() of one phase, stopped after the step where ``stop(result)`` holds."""
+    """integrate() of one phase, stopped at the step where ``stop(result)`` holds (archived)."""
     for k, result in enumerate(integrate(model, phase, state, terms)):
-        yield result
-        if k and stop(result):
+        stopped = k > 0 and stop(result)
+        yield replace(result, archived=True) if stopped else result
+        if stopped:
             return
 
 
@@ -265,9 +395,8 @@ def _add(stats: dict, recorder: RunRecorder) -> None:
         stats[key] += s[key]
 
 
-def _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, run) -> Outcome:
-    # the stages ran to their end: a run stopped by an overturning leaves the other bodies undecided
-    finished = status == "complete" and all(b.overturned_at is None for b in bodies)
+def _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, folder, stage, spans,
+             interrupted, finished) -> Outcome:
     checks = []
     if energy:
         checks.append({"quantity": "energy books error / input", "value": energy["relative_error"],
@@ -280,14 +409,4 @@ def _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, 
                    {b.label: {"max_rotation": b.max_rotation, "overturned": b.verdict(finished),
                               "overturned_at": b.overturned_at, "limit": b.limit} for b in bodies},
                    {p.label: {"max_gap": p.max_gap, "impacts": len(p.impacts)} for p in pairs},
-                   impacts, energy, checks, stats, run.out if run is not None else None, assembled.warnings)
-
-
-def _finish(run: Run | None, outcome: Outcome, folder: Path, stages, steps) -> None:
-    """report.md, then summary.json last (the lifecycle)."""
-    if run is None:
-        return
-    summary = outcome.summary()
-    data = run.final(outcome.status, summary, outcome.message)
-    write_report(folder / "report.md", data, stages, steps)
-    run.close()
+                   impacts, energy, checks, stats, folder, assembled.warnings, stage, spans, interrupted)

@@ -21,21 +21,32 @@ from fem.ranges import BadInput
 
 @dataclass(frozen=True)
 class Preload:
-    """Gravity ramped from 0 to its full value over ``steps`` static increments.
+    """Gravity ramped quasi-statically from 0 at t = -duration to its full value at -duration / 2,
+    then held to t = 0, in ``steps`` static increments (the time is a load parameter only).
 
     friction : Coulomb coefficient of every pair during the preload (None: each pair's own; 0 makes
-        the preload frictionless and leaves a stack's horizontal motion free, singular without
-        another support)."""
+        the preload frictionless and leaves a stack's horizontal motion free: hold a node of each
+        body with ``hold``, as SDNV105 holds DX(O1)).
+    hold : supports of the preload only (:class:`fem.problem.Support`: a group, its components).
+    newton : the preload's Newton settings (fem.stage.phase.NewtonSettings; None: the simulation's)."""
 
     steps: int = 5
     friction: float | None = None
+    duration: float = 1.0
+    hold: tuple = ()
+    newton: object = None
     name: str = "preload"
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "hold", tuple(self.hold))
         if isinstance(self.steps, bool) or not isinstance(self.steps, int) or not 1 <= self.steps <= 1000:
             raise BadInput(f"stages.{self.name}.steps: an integer from 1 to 1000, got {self.steps!r}")
-        if self.friction is not None and not (math.isfinite(self.friction) and self.friction >= 0):
+        if self.friction is not None and (isinstance(self.friction, bool) or not isinstance(self.friction, (int, float))
+                                          or not (math.isfinite(self.friction) and self.friction >= 0)):
             raise BadInput(f"stages.{self.name}.friction: a number >= 0, got {self.friction!r}")
+        if isinstance(self.duration, bool) or not isinstance(self.duration, (int, float)) \
+                or not (math.isfinite(self.duration) and self.duration > 0):
+            raise BadInput(f"stages.{self.name}.duration: a finite number > 0, got {self.duration!r}")
 
 
 @dataclass(frozen=True)

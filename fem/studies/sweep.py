@@ -81,7 +81,8 @@ STOP_GRACE = 30.0  # s a point has, after SIGINT, to record where it stopped bef
 
 # ----------------------------------------------------------------------------------- points
 _NAME_SAFE = re.compile(r"[^A-Za-z0-9.+=-]+")
-_FLAG = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+#: a flag's name (``mu``, ``amplitude-g``) or a problem file's dotted key (``pairs.BRICK_1_BOTTOM.mu``)
+_FLAG = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$")
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,11 @@ class Point:
         digest = hashlib.sha1(repr(self.values).encode()).hexdigest()[:10]
         return f"p{self.index:04d}-{digest}"
 
-    def flags(self) -> list[str]:
-        """``["--mu", "0.6", "--dt", "0.001"]``."""
+    def flags(self, option: str | None = None) -> list[str]:
+        """``["--mu", "0.6", "--dt", "0.001"]``; with an ``option`` each value is given through it,
+        ``NAME=VALUE``: ``["--set", "pairs.0.mu=0.6", "--set", "steps.dt=0.001"]``."""
+        if option is not None:
+            return [x for k, v in self.values for x in (option, f"{k}={v}")]
         return [x for k, v in self.values for x in (f"--{k}", v)]
 
     def label(self) -> str:
@@ -166,7 +170,8 @@ def parse_axis(text: str, limit: int | None = None) -> tuple[str, tuple[str, ...
     name, sep, rest = text.partition("=")
     name = name.strip().removeprefix("--")
     if not sep or not _FLAG.match(name):
-        raise BadInput(f"--grid {text}: expected NAME=v1,v2,... or NAME=start:stop:count (NAME a flag of the case)")
+        raise BadInput(f"--grid {text}: expected NAME=v1,v2,... or NAME=start:stop:count (NAME a flag of the case, "
+                       f"or a dotted key of a problem file)")
     return name, parse_values(rest, f"--grid {name}={rest}", limit)
 
 
@@ -284,18 +289,23 @@ _SINGLE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_
 
 @dataclass(frozen=True)
 class CaseCommand:
-    """Run a case script for a point: ``python <script> <point's flags> <fixed> --out <folder> --quiet``.
+    """Run a case script for a point: ``python <script> <leading> <point's flags> <fixed> --out <folder> --quiet``.
 
     script : absolute path of the case script (``cases/<case>.py``), the same on every worker.
     fixed : flags given to every point (after the point's own, so that a case reading a flag twice
         takes the fixed one: the sweep refuses a point flag that is also fixed).
     time_limit : seconds a point may run [s] (None: no limit); then SIGINT, SIGKILL after ``grace``.
+    leading : arguments before the point's (a command and its file: ``("run", "/abs/stack.toml")``).
+    option : None: the point's values as flags ``--NAME VALUE``; else through this option,
+        ``--set NAME=VALUE`` (:meth:`Point.flags`).
     """
 
     script: str
     fixed: tuple[str, ...] = ()
     time_limit: float | None = None
     grace: float = STOP_GRACE
+    leading: tuple[str, ...] = ()
+    option: str | None = None
 
     @property
     def label(self) -> str:
@@ -304,11 +314,11 @@ class CaseCommand:
         return f"{path.parent.name}/{path.name}"
 
     def arguments(self, point: Point, folder: str) -> list[str]:
-        return [*point.flags(), *self.fixed, "--out", str(folder), "--quiet"]
+        return [*self.leading, *point.flags(self.option), *self.fixed, "--out", str(folder), "--quiet"]
 
     def identity(self, point: Point) -> list[str]:
         """What the point's record must match to be reused: the case and its arguments."""
-        return [self.label, *point.flags(), *self.fixed]
+        return [self.label, *self.leading, *point.flags(self.option), *self.fixed]
 
     def __call__(self, point: Point, folder: str, stop_file: str) -> dict:
         folder_path = Path(folder)
