@@ -290,6 +290,14 @@ MUTATIONS = (
        '"d": Modeling("d", "theta", "sdnv105_quad4", True, 0.33, 1e-4, 1e-4,',
        '"d": Modeling("d", "theta", "sdnv105_quad4", True, 0.33, 2e-4, 2e-4,',
        "tests/test_sdnv105.py::test_d_impacts_follow_the_rigid_body_reference"),
+    # ---- fem/problem: a user's problem (tests/test_problem_api.py)
+    _m("body rotation: positions not taken about the current centroid", "fem/problem/observe.py",
+       "x = self.X + d - d.mean(axis=0)", "x = self.X + d",
+       "tests/test_problem_api.py::test_body_rotation_recovers_a_rigid_rotation"),
+    _m("base motion: the vertical component left out of the table-frame load", "fem/problem/simulate.py",
+       "inertial = tuple(table_frame_load(h, c, start=t_start) for c, h in stage.components())",
+       "inertial = tuple(table_frame_load(h, c, start=t_start) for c, h in stage.components() if c == 'x')",
+       "tests/test_problem_api.py::test_a_vertical_acceleration_moves_the_uplift_threshold"),
 )
 
 

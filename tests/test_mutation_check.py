@@ -39,7 +39,8 @@ PHYSICS = ("fem/model/continuum.py", "fem/model/elements.py", "fem/model/assembl
            "fem/time/newton.py", "fem/model/mass.py", "fem/stage/energy.py", "fem/time/stepping.py", "fem/loads/base_motion.py",
            "fem/time/explicit.py", "contact/penalty.py", "contact/multipliers.py", "contact/zone.py",
            "contact/shocks.py", "contact/buckling.py", "contact/references/rocking.py", "contact/references/rocking_base.py",
-           "contact/references/overturning.py", "contact/references/nnm.py", "contact/impacts.py")
+           "contact/references/overturning.py", "contact/references/nnm.py", "contact/impacts.py",
+           "fem/problem/observe.py", "fem/problem/simulate.py")
 
 
 @pytest.mark.parametrize("m", mc.MUTATIONS, ids=[m.name for m in mc.MUTATIONS])

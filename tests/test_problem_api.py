@@ -165,25 +165,61 @@ def _short_record(path: Path) -> Path:
     return path
 
 
-def test_three_bricks_on_a_plinth_under_a_two_component_record(tmp_path):
+BRICKS = ["PLINTH", "BRICK_1", "BRICK_2", "BRICK_3"]
+
+#: the same problem as test_three_bricks_on_a_plinth_under_a_two_component_record states in Python
+BRICKS_TOML = """\
+mesh = "bricks.msh"
+mass = "redistributed"
+bodies = [{ group = "FLOOR", material = "table" }, { group = "PLINTH", material = "stone" },
+          { group = "BRICK_1", material = "stone" }, { group = "BRICK_2", material = "stone" },
+          { group = "BRICK_3", material = "stone" }]
+supports = [{ group = "FLOOR_BASE" }]
+pairs = [{ slave = "PLINTH_BOTTOM", master = "FLOOR_TOP", law = "lagrange", mu = 0.7 },
+         { slave = "BRICK_1_BOTTOM", master = "PLINTH_TOP", law = "lagrange", mu = 0.7 },
+         { slave = "BRICK_2_BOTTOM", master = "BRICK_1_TOP", law = "lagrange", mu = 0.7 },
+         { slave = "BRICK_3_BOTTOM", master = "BRICK_2_TOP", law = "lagrange", mu = 0.7 }]
+
+[materials]
+stone = { young = 3e10, poisson = 0.2, density = 2500.0, rayleigh_stiffness = 1e-4 }
+table = { young = 3e12, poisson = 0.2, density = 2500.0, rayleigh_stiffness = 1e-4 }
+
+[[stages]]
+kind = "preload"
+
+[[stages]]
+kind = "base_motion"
+duration = 0.5
+x = { record = "record.csv", column = 1 }
+y = { record = "record.csv", column = 2 }
+"""
+
+
+@pytest.fixture(scope="module")
+def bricks(tmp_path_factory):
+    """The three-brick stack stated in Python, run: (folder with the mesh and the record, outcome)."""
+    folder = tmp_path_factory.mktemp("bricks")
+    mesh = _module(EXAMPLES / "bricks_on_plinth_mesh.py").write_mesh(folder / "bricks.msh", h=0.1)
+    record = _short_record(folder / "record.csv")
+    problem = Problem(mesh, mass="redistributed",
+                      bodies=[Body("FLOOR", ElasticMaterial(3e12, 0.2, 2500.0, 1e-4))] + [Body(g, STONE) for g in BRICKS],
+                      supports=[Support("FLOOR_BASE")],
+                      pairs=[Pair(f"{top}_BOTTOM", f"{below}_TOP", Lagrange(mu=0.7))
+                             for top, below in zip(BRICKS, ["FLOOR"] + BRICKS[:-1])])
+    stage = BaseMotion(0.5, x=read_record(record, column=1), y=read_record(record, column=2))
+    return folder, simulate(problem, [Preload(), stage], out=folder / "python")
+
+
+def test_three_bricks_on_a_plinth_under_a_two_component_record(bricks):
     """The user's geometry (examples/bricks_on_plinth_mesh.py, their group names), Lagrange contact with
     friction at every joint, horizontal and vertical records together, run to the record's end: impacts
     found, every body's rotation in the history, the energy books within 1 % of the input, a report."""
-    mesh = _module(EXAMPLES / "bricks_on_plinth_mesh.py").write_mesh(tmp_path / "bricks.msh", h=0.1)
-    record = _short_record(tmp_path / "record.csv")
-    bodies = ["PLINTH", "BRICK_1", "BRICK_2", "BRICK_3"]
-    problem = Problem(mesh, mass="redistributed",
-                      bodies=[Body("FLOOR", ElasticMaterial(3e12, 0.2, 2500.0, 1e-4))] + [Body(g, STONE) for g in bodies],
-                      supports=[Support("FLOOR_BASE")],
-                      pairs=[Pair(f"{top}_BOTTOM", f"{below}_TOP", Lagrange(mu=0.7))
-                             for top, below in zip(bodies, ["FLOOR"] + bodies[:-1])])
-    stage = BaseMotion(0.5, x=read_record(record, column=1), y=read_record(record, column=2))
-    out = tmp_path / "out"
-    outcome = simulate(problem, [Preload(), stage], out=out)
+    folder, outcome = bricks
+    out = folder / "python"
     assert outcome.status == "complete", outcome.message
     assert outcome.t_reached == pytest.approx(0.5, abs=1e-9)
     assert outcome.impacts and all(0 < i["time"] <= 0.5 for i in outcome.impacts)
-    for body in ["FLOOR"] + bodies:
+    for body in ["FLOOR"] + BRICKS:
         assert np.all(np.isfinite(outcome.history[f"theta[{body}]"]))
     assert outcome.bodies["BRICK_3"]["max_rotation"] > 1e-3  # the top brick rocked
     assert outcome.energy["relative_error"] <= 0.01
@@ -191,7 +227,23 @@ def test_three_bricks_on_a_plinth_under_a_two_component_record(tmp_path):
     assert summary["status"] == "complete" and summary["checks_met"] == summary["checks_graded"] == 1
     assert sorted(summary["files"]) == sorted(p.name for p in out.iterdir() if p.name != ".rockfem.lock")
     report = (out / "report.md").read_text()
-    assert all(b in report for b in bodies) and "Energy books" in report
+    assert all(b in report for b in BRICKS) and "Energy books" in report
+
+
+def test_the_same_stack_in_toml_gives_the_same_run(bricks):
+    """The problem as a TOML file of at most 40 lines, run by `rockfem run`: exit 0 and the very same
+    history as the Python statement of it (the two fronts build one problem)."""
+    import subprocess
+
+    folder, _ = bricks
+    assert len(BRICKS_TOML.splitlines()) <= 40
+    (folder / "bricks.toml").write_text(BRICKS_TOML)
+    proc = subprocess.run(["rockfem", "run", str(folder / "bricks.toml"), "--out", str(folder / "toml"), "--quiet"],
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr
+    assert (folder / "toml" / "history.csv").read_text() == (folder / "python" / "history.csv").read_text()
+    summary = json.loads((folder / "toml" / "summary.json").read_text())
+    assert summary["status"] == "complete" and summary["impacts"]
 
 
 def test_the_python_example_is_short():
@@ -243,3 +295,17 @@ def test_a_group_given_to_two_bodies_is_refused():
     mesh = grid_mesh(2, 2, width=0.2, height=0.4)
     with pytest.raises(BadInput, match="bodies: the group 'BLOCK' is given to two bodies"):
         Problem(mesh, bodies=[Body("BLOCK", STONE), Body("BLOCK", STONE, name="again")])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", ["bricks_on_plinth.toml", "stack_of_two.toml"])
+def test_rockfem_runs_each_example_file(example, tmp_path):
+    """`rockfem run examples/<file>` to its end: exit 0, complete, the books within 1 %, at most 40 lines."""
+    import subprocess
+
+    assert len((EXAMPLES / example).read_text().splitlines()) <= 40
+    proc = subprocess.run(["rockfem", "run", str(EXAMPLES / example), "--out", str(tmp_path / "out"), "--quiet"],
+                          capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["status"] == "complete" and summary["energy"]["relative_error"] <= 0.01

@@ -34,8 +34,7 @@ class BodyRotation:
     def __call__(self, u: np.ndarray, v: np.ndarray) -> tuple[float, float]:
         d = u.reshape(-1, 2)[self.nodes]
         x = self.X + d - d.mean(axis=0)
-        w = v.reshape(-1, 2)[self.nodes]
-        w = w - w.mean(axis=0)
+        w = v.reshape(-1, 2)[self.nodes]  # its mean (the centroid's velocity) drops out: sum of x is 0
         cross = float(np.sum(self.X[:, 0] * x[:, 1] - self.X[:, 1] * x[:, 0]))
         dot = float(np.sum(self.X * x))
         omega = float(np.sum(x[:, 0] * w[:, 1] - x[:, 1] * w[:, 0]) / np.sum(x * x))
