@@ -96,6 +96,13 @@ non-finite or repeated one, an unknown CASE, a flag this script sets, a flag or 
 refuses, a mesh token that is not ``reference`` or NXxNY with NX even); 130 / 143 interrupted by
 SIGINT / SIGTERM: the running levels are stopped (each records its own ``interrupted`` status),
 what was computed is written with status ``interrupted``.
+
+The modules of the study, each re-exported here: cases/convergence_measures_common.py (the
+measures: differences, orders, Richardson, the criterion, same impacts, energy creation),
+cases/convergence_levels_common.py (a level, the plan, running the levels as processes),
+cases/convergence_analysis_common.py (the study from the levels' summaries, the verdict, the
+checks) and cases/convergence_report_common.py (convergence.md and the figures); this script
+holds the command line, the plan and the run of the study.
 """
 from __future__ import annotations
 
@@ -103,389 +110,42 @@ if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line,
     from cases import early_exit  # noqa: F401
 
 import argparse
-import json
 import math
 import re
-import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
-
-import numpy as np
 
 from fem.io import output_folder
 from fem.time.interrupt import Interrupted
 from fem import ranges
 from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, check_resources, command_line,
                      execute, finite, prepare_output)
+from cases.convergence_analysis_common import analyse, checks_of, level_record, rigid_reference
+from cases.convergence_levels_common import CASES_DIR, STOP_WAIT, Level, LevelRunner, Plan
+from cases.convergence_measures_common import (CONTRACTION, INSTANT_TOLERANCE, KE_TOLERANCE, MATCH_WINDOW,
+                                               QUANTITIES, ROUND_OFF, as_array, criterion, difference_ratios,
+                                               differences, energy_creation, initial_energy, observed_orders,
+                                               richardson, same_impacts, tolerance_of)
+from cases.convergence_report_common import energy_table, plot, report, study_table
 
-CASES_DIR = Path(__file__).resolve().parent
+__all__ = [
+    "CASES", "CASES_DIR", "CONTROLLED", "build_parser", "plan_study", "plan_meshes", "main",
+    # measures
+    "CONTRACTION", "INSTANT_TOLERANCE", "KE_TOLERANCE", "MATCH_WINDOW", "QUANTITIES", "ROUND_OFF", "as_array",
+    "criterion", "difference_ratios", "differences", "energy_creation", "initial_energy", "observed_orders",
+    "richardson", "same_impacts", "tolerance_of",
+    # levels
+    "STOP_WAIT", "Level", "LevelRunner", "Plan",
+    # analysis
+    "analyse", "checks_of", "level_record", "rigid_reference",
+    # report
+    "energy_table", "plot", "report", "study_table",
+]
+
+
 CASES = ("sdnv105a", "sdnv105b", "sdnv105c", "sdnv105d")
-QUANTITIES = {"instant": ("time", "t", "s"), "ke_before": ("ke_before", "KE", "J")}
-CONTRACTION = 0.6  # |d_last| <= CONTRACTION |d_prev|
-INSTANT_TOLERANCE = 3e-4  # s: both differences below it
-KE_TOLERANCE = 0.02  # of the finest level's value: both differences below it
-ROUND_OFF = 1e-6  # of the potential-energy drop: energy creation beyond round-off
-MATCH_WINDOW = 0.01  # s: two levels' impacts within it are the same impact (detect_impacts merges chatter within it)
-STOP_WAIT = 60.0  # s a level is given to stop after the signal is forwarded
-
-
-# ======================================================================================== pure functions
-def _array(values) -> np.ndarray:
-    return np.array([np.nan if v is None else v for v in values], dtype=float)
-
-
-def differences(values) -> np.ndarray:
-    """d_j = P_{j+1} - P_j (NaN where a value is missing)."""
-    return np.diff(_array(values))
-
-
-def difference_ratios(values) -> np.ndarray:
-    """|d_{j+1}| / |d_j| for the successive differences of ``values`` (NaN where d_j = 0 or missing)."""
-    d = np.abs(differences(values))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(d[:-1] > 0, d[1:] / np.where(d[:-1] > 0, d[:-1], 1.0), np.nan)
-
-
-def _order_of_three(a: float, b: float, h0: float, h1: float, h2: float) -> float:
-    """p with |d_0| / |d_1| = a / b for P = P* + C h^p sampled at h0 > h1 > h2."""
-    r0, r1 = h0 / h1, h1 / h2
-    if math.isclose(r0, r1, rel_tol=1e-9):
-        return math.log(a / b) / math.log(r0)
-    l0, l1 = math.log(r0), math.log(r1)
-
-    def log_g(p):  # log((h0^p - h1^p) / (h1^p - h2^p)), continuous through p = 0
-        if p == 0.0:
-            return math.log(l0 / l1)
-        return p * l1 + math.log(math.expm1(p * l0) / math.expm1(p * l1))
-
-    target = math.log(a / b)
-    lo, hi = -30.0, 30.0
-    f_lo, f_hi = log_g(lo) - target, log_g(hi) - target
-    if f_lo * f_hi > 0:  # beyond |p| = 30: no meaningful order
-        return math.inf if f_hi < 0 else -math.inf
-    for _ in range(200):  # bisection: log_g is increasing in p
-        mid = 0.5 * (lo + hi)
-        f_mid = log_g(mid) - target
-        if f_mid == 0 or hi - lo < 1e-13:
-            return mid
-        lo, f_lo, hi = (mid, f_mid, hi) if f_mid * f_lo > 0 else (lo, f_lo, mid)
-    return 0.5 * (lo + hi)
-
-
-def observed_orders(values, h) -> np.ndarray:
-    """Observed order p_j of each three successive levels j, j+1, j+2 (h decreasing; module
-    docstring). NaN where a value or h is missing or h does not decrease, or a difference is zero
-    and the other not (+inf when d_{j+1} = 0 alone: the sequence stopped moving; -inf when d_j = 0
-    alone)."""
-    v, h = _array(values), _array(h)
-    d = np.diff(v)
-    out = np.full(max(v.size - 2, 0), np.nan)
-    for j in range(out.size):
-        a, b = abs(d[j]), abs(d[j + 1])
-        h0, h1, h2 = h[j:j + 3]
-        if not (np.all(np.isfinite([a, b, h0, h1, h2])) and h0 > h1 > h2 > 0) or a == b == 0:
-            continue
-        out[j] = math.inf if b == 0 else -math.inf if a == 0 else _order_of_three(a, b, h0, h1, h2)
-    return out
-
-
-def richardson(values, h, orders=None) -> np.ndarray:
-    """Richardson estimate of the converged value from each three successive levels (an estimate:
-    P* ~ P_{j+2} + d_{j+1} / ((h_{j+1}/h_{j+2})^p - 1)), NaN unless the observed order p is positive
-    and finite and both differences have the same sign; P_{j+2} itself when the last difference is 0."""
-    v, h = _array(values), _array(h)
-    p = observed_orders(v, h) if orders is None else _array(orders)
-    d = np.diff(v)
-    out = np.full(p.size, np.nan)
-    for j in range(p.size):
-        if p[j] == math.inf and d[j + 1] == 0:
-            out[j] = v[j + 2]
-        elif np.isfinite(p[j]) and p[j] > 0 and d[j] * d[j + 1] > 0:
-            out[j] = v[j + 2] + d[j + 1] / ((h[j + 1] / h[j + 2]) ** p[j] - 1.0)
-    return out
-
-
-def criterion(values, tolerance: float, contraction: float = CONTRACTION) -> dict:
-    """The issue's criterion on the three last (finest) values: converged when |d_last| <=
-    contraction |d_prev|, or when |d_prev| and |d_last| are both below ``tolerance`` (absolute,
-    in the quantity's unit). ``converged`` None with fewer than three values; False when one of
-    the three is missing."""
-    v = _array(values)
-    if v.size < 3:
-        return {"converged": None, "d_prev": None, "d_last": None, "ratio": None, "tolerance": tolerance,
-                "reason": "three levels are needed"}
-    last = v[-3:]
-    if not np.all(np.isfinite(last)):
-        return {"converged": False, "d_prev": None, "d_last": None, "ratio": None, "tolerance": tolerance,
-                "reason": "missing at one of the three finest levels"}
-    d_prev, d_last = float(last[1] - last[0]), float(last[2] - last[1])
-    ratio = abs(d_last) / abs(d_prev) if d_prev != 0 else (0.0 if d_last == 0 else math.inf)
-    contracting = abs(d_last) <= contraction * abs(d_prev)
-    small = abs(d_prev) < tolerance and abs(d_last) < tolerance
-    if contracting:
-        reason = f"|d_last| = {abs(d_last):.3g} <= {contraction:g} |d_prev| = {contraction * abs(d_prev):.3g}"
-    elif small:
-        reason = f"|d_prev| = {abs(d_prev):.3g} and |d_last| = {abs(d_last):.3g} both below {tolerance:.3g}"
-    else:
-        reason = (f"|d_last| = {abs(d_last):.3g} > {contraction:g} |d_prev| = {contraction * abs(d_prev):.3g}"
-                  f"{'' if abs(d_last) < tolerance and abs(d_prev) < tolerance else f', not both below {tolerance:.3g}'}")
-    return {"converged": bool(contracting or small), "d_prev": d_prev, "d_last": d_last, "ratio": ratio,
-            "tolerance": tolerance, "contracting": bool(contracting), "below_tolerance": bool(small), "reason": reason}
-
-
-def tolerance_of(quantity: str, values) -> float:
-    """The criterion's absolute threshold: 0.3 ms for the instant, 2 % of |finest value| for KE."""
-    if quantity == "instant":
-        return INSTANT_TOLERANCE
-    finest = _array(values)[-1] if len(values) else math.nan
-    return KE_TOLERANCE * abs(finest) if np.isfinite(finest) else math.nan
-
-
-def same_impacts(sequences: Sequence[Sequence[tuple[float, str]]], labels: Sequence[str],
-                 t_end: float | None = None, window: float = MATCH_WINDOW) -> dict:
-    """Whether every level makes the same impacts: ``sequences[j]`` is level j's list of (instant,
-    corner); each is matched against the last (finest) level, impact by impact within ``window``
-    seconds. Impacts later than ``t_end - window`` are left out (at another level they may fall
-    after the end). Returns ``same`` (bool), per-level ``counts`` and ``corners`` (e.g. "AOAO"), and
-    ``differences``: one sentence per bounce missing or extra at a level, and per corner that differs."""
-    cut = math.inf if t_end is None else t_end - window
-    seqs = [[(float(t), str(c)) for t, c in s if t <= cut] for s in sequences]
-    out = {"same": True, "counts": [len(s) for s in seqs], "corners": ["".join(c for _, c in s) for s in seqs],
-           "left_out_after": None if t_end is None else cut, "differences": []}
-    if not seqs:
-        return out
-    ref, ref_label = seqs[-1], labels[-1]
-    for seq, label in zip(seqs[:-1], labels[:-1]):
-        used: set[int] = set()
-        for t, c in seq:
-            free = [(abs(t - tr), i) for i, (tr, _) in enumerate(ref) if i not in used and abs(t - tr) <= window]
-            if not free:
-                out["differences"].append(f"{label}: an impact at {t:.5f} s on {c} that {ref_label} does not make")
-                continue
-            i = min(free)[1]
-            used.add(i)
-            if ref[i][1] != c:
-                out["differences"].append(f"{label}: the impact at {t:.5f} s is on {c}, on {ref[i][1]} at "
-                                          f"{ref_label} ({ref[i][0]:.5f} s)")
-        for i, (tr, cr) in enumerate(ref):
-            if i not in used:
-                out["differences"].append(f"{label}: no impact near {tr:.5f} s, where {ref_label} has one on {cr}")
-    out["same"] = (not out["differences"] and len(set(out["counts"])) == 1 and len(set(out["corners"])) == 1)
-    if out["same"] is False and not out["differences"]:  # matched pairwise yet different sequences
-        out["differences"].append("the corner sequences differ: " + ", ".join(
-            f"{lab} {cor or '-'}" for lab, cor in zip(labels, out["corners"])))
-    return out
-
-
-def energy_creation(ke_max: float | None, potential_drop: float | None, contact_work: float | None,
-                    friction_work: float | None = None, numerical_dissipation: float | None = None,
-                    round_off: float = ROUND_OFF, initial_energy: float | None = None) -> dict:
-    """Whether a level creates energy: its largest kinetic energy after the release exceeds every
-    energy the run started with, the potential-energy drop plus ``initial_energy`` (the strain and
-    kinetic energy at the release [J]; None: 0, a level whose summary does not say), by more than
-    ``round_off`` of the drop, or one of its books of energy taken (contact, friction, time scheme)
-    is below -round_off x drop. ``created`` None when the level has no drop to compare with."""
-    if potential_drop is None or not potential_drop > 0:
-        return {"created": None, "reasons": ["no potential-energy drop"]}
-    reasons = []
-    start = max(initial_energy or 0.0, 0.0)
-    if ke_max is not None and ke_max > potential_drop * (1 + round_off) + start:
-        reasons.append(f"kinetic energy {ke_max:.6g} J > potential-energy drop {potential_drop:.6g} J"
-                       + (f" + energy at the release {start:.4g} J" if start else ""))
-    for book, value in (("contact work", contact_work), ("friction work", friction_work),
-                        ("time scheme's dissipation", numerical_dissipation)):
-        if value is not None and value < -round_off * potential_drop:
-            reasons.append(f"{book} {value:.4g} J < 0 (energy given back)")
-    return {"created": bool(reasons), "reasons": reasons}
-
-
-def initial_energy(summary: dict | None) -> float | None:
-    """Strain and kinetic energy [J] of a level's model at the release, from its summary.json:
-    ``energy.initial_energy``, or for a summary written before it, the strain energy the tilt left
-    (``tilt.strain_energy_end``, the block at rest). None when neither is there."""
-    s = summary or {}
-    e = s.get("energy") or {}
-    if e.get("initial_energy") is not None:
-        return float(e["initial_energy"])
-    tilt = s.get("tilt") or {}
-    return None if tilt.get("strain_energy_end") is None else float(tilt["strain_energy_end"])
-
-
-# ======================================================================================== levels
-@dataclass
-class Level:
-    """One run of the case: a time step, a mesh, its folder and the arguments of the case script."""
-
-    name: str  # dt_<X> or mesh_<NXxNY>
-    kind: str  # "time" or "mesh"
-    dt: float
-    mesh: str  # "reference", "NXxNY", or the --mesh given through
-    out: Path
-    args: list[str]
-    h: float | None = None  # the study's size parameter (dt, or (NX NY)^-1/2)
-    same_as: "Level | None" = None  # the mesh study's reference level is the finest time level
-    status: str = "pending"
-    exit_code: int | None = None
-    reused: bool = False
-    started: float | None = None
-    finished: float | None = None
-    message: str | None = None
-    summary: dict | None = None
-    ke_max: float | None = None
-
-    case: str = ""  # sdnv105a ... sdnv105d
-
-    @property
-    def command(self) -> str:
-        """The level's command as the case records it in its summary.json (``command``)."""
-        return shlex.join(["python", f"cases/{self.case}.py", *self.args])
-
-
-def _level_summary(level: Level) -> None:
-    """Read the level's summary.json and history.csv into ``level`` (status, summary, ke_max)."""
-    path = level.out / "summary.json"
-    try:
-        level.summary = json.loads(path.read_text())
-    except (OSError, ValueError):
-        level.summary = None
-    if level.summary is None:
-        level.status = "missing" if level.exit_code in (None, 0) else "failed"
-        level.message = level.message or f"no readable {path}"
-        return
-    status = level.summary.get("status", "missing")
-    # a folder left 'running' by a process that ended: killed outright (SIGKILL), never finished
-    level.status = "killed" if status == "running" else status
-    try:
-        from fem.io.results import read_history
-
-        ke = read_history(level.out / "history.csv")["ke"]
-        level.ke_max = float(np.max(ke)) if ke.size else None
-    except (OSError, ValueError, KeyError):
-        level.ke_max = None
-
-
-def _reusable(level: Level) -> bool:
-    try:
-        s = json.loads((level.out / "summary.json").read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(s, dict) and s.get("status") == "complete" and s.get("command") == level.command
-
-
-def _last_line(path: Path) -> str | None:
-    try:
-        lines = [l for l in path.read_text(errors="replace").splitlines() if l.strip()]
-    except OSError:
-        return None
-    return lines[-1] if lines else None
-
-
-class LevelRunner:
-    """Runs levels as subprocesses, up to ``jobs`` at once; a signal reaching this process (as
-    :class:`Interrupted`) is forwarded to the running levels, which stop and record it."""
-
-    def __init__(self, out: Path, jobs: int, quiet: bool, reuse: bool, total: int):
-        self.logs = out / "logs"
-        self.jobs, self.quiet, self.reuse, self.total = jobs, quiet, reuse, total
-        self.count = 0
-
-    def script(self, level: Level) -> Path:
-        """The script a level runs: ``cases/<CASE>.py`` (a test may substitute its own)."""
-        return CASES_DIR / f"{level.case}.py"
-
-    def say(self, text: str) -> None:
-        if not self.quiet:
-            print(f"convergence: {text}", file=sys.stderr, flush=True)
-
-    def _start(self, level: Level):
-        self.count += 1
-        level.out.mkdir(parents=True, exist_ok=True)
-        self.logs.mkdir(parents=True, exist_ok=True)
-        stdout = open(self.logs / f"{level.name}.out", "w")
-        stderr = open(self.logs / f"{level.name}.err", "w")
-        level.started = time.time()
-        self.say(f"level {self.count}/{self.total} {level.name}: {level.command}")
-        # a session of its own: a Ctrl-C at the terminal reaches this process only, which forwards it once
-        proc = subprocess.Popen([sys.executable, str(self.script(level)), *level.args],
-                                stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, start_new_session=True)
-        return proc, stdout, stderr
-
-    def _done(self, level: Level, code: int) -> None:
-        level.finished = time.time()
-        level.exit_code = code
-        _level_summary(level)
-        if code != 0:  # (a complete status with exit 1: the case's energy books contradict the run)
-            level.message = _last_line(self.logs / f"{level.name}.err") or f"exit code {code}"
-        self.say(f"{level.name}: {level.status}, exit {code}, {level.finished - level.started:.1f} s"
-                 + (f" ({level.message})" if code != 0 and level.message else ""))
-
-    def run(self, levels: list[Level]) -> None:
-        pending = []
-        for level in levels:
-            if self.reuse and _reusable(level):
-                level.reused, level.exit_code = True, 0
-                _level_summary(level)
-                books = (level.summary or {}).get("energy_check") or {}
-                if books.get("passed") is False:  # the case exited 1 for it
-                    level.exit_code = EXIT_FAILED
-                    level.message = books.get("message")
-                self.say(f"{level.name}: reused ({level.out}/summary.json, the same command)")
-            else:
-                pending.append(level)
-        self.total = len(pending)
-        running: list = []
-        try:
-            while pending or running:
-                while pending and len(running) < self.jobs:
-                    level = pending.pop(0)
-                    running.append((level, *self._start(level)))
-                still = []
-                for level, proc, *files in running:
-                    code = proc.poll()
-                    if code is None:
-                        still.append((level, proc, *files))
-                        continue
-                    for f in files:
-                        f.close()
-                    self._done(level, code)
-                if len(still) == len(running):
-                    time.sleep(0.05)
-                running = still
-        except Interrupted as stop:
-            self._stop(running, stop.signum)
-            raise
-        except BaseException:
-            self._stop(running, None)
-            raise
-
-    def _stop(self, running: list, signum: int | None) -> None:
-        """Forward the signal to each running level (SIGKILL for an error of this process), give it
-        STOP_WAIT seconds to record where it stopped, then kill it."""
-        for level, proc, *_ in running:
-            try:
-                proc.send_signal(signum) if signum is not None else proc.kill()
-            except OSError:
-                pass
-        deadline = time.monotonic() + STOP_WAIT
-        for level, proc, *files in running:
-            try:
-                code = proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                code = proc.wait()
-            except Interrupted:  # a second signal: stop every level at once
-                deadline = -math.inf
-                proc.kill()
-                code = proc.wait()
-            for f in files:
-                f.close()
-            self._done(level, code)
 
 
 # ======================================================================================== command line
@@ -586,29 +246,6 @@ def _check_with_case(case: str, args: list[str], force: bool, where: str):
     except BadInput as err:
         raise BadInput(f"{err} (passed to {case}, {where})") from None
     return config, flags
-
-
-@dataclass
-class Plan:
-    case: str
-    out: Path
-    extras: list[str]
-    dts: list[float]
-    meshes: list[tuple[str, int | None, int | None]]
-    impacts: int
-    jobs: int
-    reuse: bool
-    quiet: bool
-    force: bool
-    levels: list[Level] = field(default_factory=list)
-    mesh_levels: list[Level] = field(default_factory=list)
-    configuration: str = "benchmark"
-    departures: list[str] = field(default_factory=list)
-    tilt_rule: str | None = None  # the rule the time levels resolve to (Config.tilt_rule_resolved)
-    tilt_rule_given: bool = False  # --tilt-rule among the pass-through flags
-    width: float = 0.36
-    height: float = 0.80
-    t_end: float | None = None
 
 
 def _level_args(plan: Plan, dt: float, out: Path, mesh: Path | None = None, tilt_rule: str | None = None) -> list[str]:
@@ -721,298 +358,6 @@ def plan_meshes(plan: Plan, folder: Path) -> None:
         plan.mesh_levels.append(level)
 
 
-# ======================================================================================== the study
-def _level_values(level: Level, n: int) -> dict:
-    s = level.summary or {}
-    impacts = list(s.get("impacts") or [])
-    first = impacts[:n]
-    return {"instant": [first[k]["time"] if k < len(first) else None for k in range(n)],
-            "ke_before": [first[k]["ke_before"] if k < len(first) else None for k in range(n)],
-            "all": [(i["time"], i["corner"]) for i in impacts]}
-
-
-def analyse(levels: list[Level], n_impacts: int, kind: str, t_end: float | None) -> dict:
-    """Per impact and quantity: values per level, differences, ratios, orders, Richardson estimates
-    and the criterion; the same-impacts check, energy creation per level and the verdict."""
-    labels = [lv.name for lv in levels]
-    h = [lv.h for lv in levels]
-    values = [_level_values(lv, n_impacts) for lv in levels]
-    impacts = []
-    verdicts = []
-    for k in range(n_impacts):
-        row = {"impact": k + 1}
-        for q in QUANTITIES:
-            v = [values[j][q][k] for j in range(len(levels))]
-            orders = observed_orders(v, h)
-            crit = criterion(v, tolerance_of(q, v))
-            row[q] = {"values": v, "differences": differences(v), "ratios": difference_ratios(v),
-                      "orders": orders, "richardson": richardson(v, h, orders), "criterion": crit}
-            verdicts.append(crit["converged"])
-        impacts.append(row)
-    same = same_impacts([vals["all"] for vals in values], labels, t_end)
-    created = {}
-    for lv in levels:
-        e = (lv.summary or {}).get("energy") or {}
-        created[lv.name] = energy_creation(lv.ke_max, e.get("potential_drop"), e.get("contact_work"),
-                                           e.get("friction_work"), e.get("numerical_dissipation"),
-                                           initial_energy=initial_energy(lv.summary))
-    failed = [lv.name for lv in levels if lv.status != "complete" or lv.exit_code not in (0, None)]
-    if any(v is None for v in verdicts):
-        converged = None
-    else:
-        converged = bool(all(verdicts) and same["same"])
-    return {"kind": kind, "levels": labels, "h": h,
-            "refinement_ratios": [(a / b if a and b else None) for a, b in zip(h[:-1], h[1:])],
-            "impacts": impacts, "same_impacts": same, "energy_created": created,
-            "energy_created_levels": [n for n, c in created.items() if c["created"]],
-            "failed_levels": failed, "converged": converged, "verdict": _verdict(levels, impacts, same, converged,
-                                                                                   failed, created)}
-
-
-def _verdict(levels, impacts, same, converged, failed, created) -> str:
-    parts = []
-    if failed:
-        parts.append("level(s) that did not complete: " + ", ".join(
-            f"{lv.name} (not run)" if lv.status == "pending" else
-            f"{lv.name} ({lv.status}, exit {lv.exit_code}{': ' + lv.message if lv.message else ''})"
-            for lv in levels if lv.name in failed))
-    if converged is None:
-        parts.append("no verdict: the criterion needs three levels")
-    elif converged:
-        parts.append("converged: every impact's instant and kinetic energy meets the criterion, the same impacts "
-                     "at every level")
-    else:
-        bad = [f"impact {row['impact']} {QUANTITIES[q][1]} ({row[q]['criterion']['reason']})"
-               for row in impacts for q in QUANTITIES if row[q]["criterion"]["converged"] is False]
-        parts.append("NOT converged: " + ("; ".join(bad) if bad else "every impact's instant and kinetic energy "
-                                          "meets the criterion, but the levels do not make the same impacts"))
-    if not same["same"]:
-        parts.append("not the same impacts: " + "; ".join(same["differences"]))
-    made = [n for n, c in created.items() if c["created"]]
-    parts.append(("energy created at " + ", ".join(made)) if made else "no level creates energy")
-    return "; ".join(parts)
-
-
-def level_record(lv: Level, n: int) -> dict:
-    s = lv.summary or {}
-    e = s.get("energy") or {}
-    run = s.get("run") or {}
-    return {"name": lv.name, "kind": lv.kind, "dt": lv.dt, "mesh": lv.mesh, "h": lv.h, "out": str(lv.out),
-            "command": lv.command, "status": lv.status, "exit_code": lv.exit_code, "message": lv.message,
-            "reused": lv.reused, "same_as": lv.same_as.name if lv.same_as else None,
-            "started": lv.started, "finished": lv.finished, "configuration": s.get("configuration"),
-            "impacts": list(s.get("impacts") or [])[:n], "impacts_found": len(s.get("impacts") or []),
-            "energy": {k: e.get(k) for k in ("potential_drop", "damping_dissipated", "contact_work", "friction_work",
-                                             "numerical_dissipation", "relative_error")},
-            "ke_max": lv.ke_max,
-            "energy_creation": energy_creation(lv.ke_max, e.get("potential_drop"), e.get("contact_work"),
-                                               e.get("friction_work"), e.get("numerical_dissipation"),
-                                               initial_energy=initial_energy(s)),
-            "run": {"steps": run.get("steps"), "wall_s": run.get("wall_s"),
-                    "newton_iterations": run.get("newton_iterations")},
-            "t_reached": s.get("t_reached")}
-
-
-def _rigid(levels: list[Level], n: int) -> dict | None:
-    for lv in reversed(levels):
-        r = (lv.summary or {}).get("rigid_body")
-        if r:
-            return {"model": r.get("model"), "impact_times": r["impact_times"][:n], "ke_before": r["ke_before"][:n],
-                    "impact_corner": (r.get("impact_corner") or [])[:n],
-                    "friction_demand": r.get("friction_demand")}
-    return None
-
-
-def checks_of(study: dict, rigid: dict | None, name: str) -> list[dict]:
-    """One row per impact and quantity (the contract's ``checks``): the finest level's value against
-    the rigid block (relative error), and the criterion's verdict."""
-    rows = []
-    for row in study["impacts"]:
-        k = row["impact"] - 1
-        for q, (field_, short, unit) in QUANTITIES.items():
-            r = row[q]
-            value = r["values"][-1]
-            ref = None
-            if rigid and k < len(rigid["impact_times"]):
-                ref = rigid["impact_times"][k] if q == "instant" else rigid["ke_before"][k]
-            label = f"t(impact {k + 1})" if q == "instant" else f"KE before impact {k + 1}"
-            rows.append({"quantity": label, "study": name, "value": value, "unit": unit, "reference_rigid": ref,
-                         "rel_error": (abs(value - ref) / abs(ref) if value is not None and ref else None),
-                         "difference_ratio": r["criterion"]["ratio"], "converged": r["criterion"]["converged"],
-                         "passed": r["criterion"]["converged"], "note": r["criterion"]["reason"]})
-    return rows
-
-
-# ======================================================================================== tables, plots
-def _num(x, digits=6) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    if isinstance(x, float) and math.isinf(x):
-        return "∞" if x > 0 else "−∞"
-    return f"{x:.{digits}g}"
-
-
-def _signed(x, digits=3) -> str:
-    return "–" if x is None or not np.isfinite(x) else f"{x:+.{digits}e}"
-
-
-def _created(v) -> str:
-    return "–" if v is None else "**yes**" if v else "no"
-
-
-def _yes(v) -> str:
-    return "–" if v is None else "yes" if v else "**no**"
-
-
-def study_table(study: dict, levels: list[Level], rigid: dict | None) -> list[str]:
-    n = len(study["impacts"])
-    head = ["level", "dt [s]", "mesh", "status"] + [c for k in range(n) for c in (f"t{k + 1} [s]", f"KE{k + 1} [J]")]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-
-    def row(label, cells, dt="", mesh="", status=""):
-        lines.append("| " + " | ".join([label, dt, mesh, status, *cells]) + " |")
-
-    for j, lv in enumerate(levels):
-        cells = []
-        for r in study["impacts"]:
-            cells += [_num(r["instant"]["values"][j], 7), _num(r["ke_before"]["values"][j], 6)]
-        row(lv.name, cells, f"{lv.dt:g}", lv.mesh,
-            lv.status + ("" if lv.exit_code in (0, None) else f" (exit {lv.exit_code})") + (", reused" if lv.reused else ""))
-    for j in range(len(levels) - 1):
-        row(f"d = {levels[j + 1].name} − {levels[j].name}",
-            [_signed(r[q]["differences"][j]) for r in study["impacts"] for q in QUANTITIES])
-    for j in range(len(levels) - 2):
-        row(f"ratio abs(d{j + 2})/abs(d{j + 1})", [_num(r[q]["ratios"][j], 3) for r in study["impacts"] for q in QUANTITIES])
-        row(f"observed order ({levels[j].name}…{levels[j + 2].name})",
-            [_num(r[q]["orders"][j], 3) for r in study["impacts"] for q in QUANTITIES])
-        row("Richardson estimate", [_num(r[q]["richardson"][j], 7) for r in study["impacts"] for q in QUANTITIES])
-    row("converged (0.6 / 0.3 ms / 2 %)", [_yes(r[q]["criterion"]["converged"]) for r in study["impacts"]
-                                            for q in QUANTITIES])
-    if rigid:
-        cells = []
-        for k in range(n):
-            t = rigid["impact_times"][k] if k < len(rigid["impact_times"]) else None
-            e = rigid["ke_before"][k] if k < len(rigid["ke_before"]) else None
-            cells += [_num(t, 7), _num(e, 6)]
-        row("rigid block", cells)
-    return lines
-
-
-def energy_table(study: dict, levels: list[Level]) -> list[str]:
-    lines = ["| level | steps | wall [s] | KE max [J] | potential drop [J] | damping [J] | contact work [J] | "
-             "time scheme [J] | books error / drop | creates energy |", "|" + "---|" * 10]
-    for lv in levels:
-        s = lv.summary or {}
-        e, run = s.get("energy") or {}, s.get("run") or {}
-        made = study["energy_created"][lv.name]
-        lines.append(f"| {lv.name} | {_num(run.get('steps'))} | {_num(run.get('wall_s'), 3)} | {_num(lv.ke_max)} | "
-                     f"{_num(e.get('potential_drop'))} | {_num(e.get('damping_dissipated'), 4)} | "
-                     f"{_num(e.get('contact_work'), 4)} | {_num(e.get('numerical_dissipation'), 4)} | "
-                     f"{_num(e.get('relative_error'), 3)} | {_created(made['created'])}"
-                     f"{' (' + '; '.join(made['reasons']) + ')' if made['created'] else ''} |")
-    return lines
-
-
-def report(summary: dict, plan: Plan, time_study: dict | None, mesh_study: dict | None) -> str:
-    title = f"# Convergence study of {plan.case}" + (" (time step and mesh)" if plan.meshes else " (time step)")
-    lines = [title, "", f"Status: **{summary['status']}**" + (f" ({summary['message']})" if summary.get("message") else ""),
-             f"Configuration of the time levels: {plan.configuration}"
-             + (f" ({', '.join(plan.departures)})" if plan.departures else "") + f"; end time {plan.t_end:g} s.", ""]
-    blocks = []
-    if time_study:
-        blocks.append(("Time step", time_study, plan.levels))
-    if mesh_study:
-        blocks.append((f"Mesh, at dt = {plan.levels[-1].dt:g} s", mesh_study, plan.mesh_levels))
-    for name, study, levels in blocks:
-        lines += [f"## {name}", "", f"**Verdict: {study['verdict']}.**", ""]
-        lines += study_table(study, levels, summary.get("rigid_body"))
-        same = study["same_impacts"]
-        lines += ["", "Same impacts: " + ("yes" if same["same"] else "**no**") + " (impacts found: "
-                  + ", ".join(f"{lab} {c} {cor or '-'}" for lab, c, cor in zip(study["levels"], same["counts"],
-                                                                               same["corners"])) + ")"]
-        lines += [f"* {d}" for d in same["differences"]]
-        lines += ["", *energy_table(study, levels), ""]
-    lines += ["Criterion, per impact and quantity, on the three finest levels: |d_last| <= 0.6 |d_prev|, or both "
-              "below 0.3 ms (instant) / 2 % of the finest value (KE before). Observed order p = log(|d_j|/|d_j+1|) / "
-              "log(h_j/h_j+1); the Richardson value is an estimate assuming P = P* + C h^p. Instants are read at the "
-              "step where a corner closes: within one step of the event.", "",
-              "## Commands", "", "```", summary["command"]]
-    lines += [lv.command for lv in plan.levels + [m for m in plan.mesh_levels if m.same_as is None]]
-    lines += ["```", ""]
-    return "\n".join(lines)
-
-
-def plot(path: Path, study: dict, levels: list[Level], rigid: dict | None, xlabel: str) -> None:
-    """Top: each impact's instant and kinetic energy before it at every level (dotted: the rigid
-    block), one panel each; bottom: |d_j| against the step (mesh: the mesh) of level j+1, log-log,
-    every impact, with a slope-1 line for the time study."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.gridspec import GridSpec
-    from matplotlib.ticker import NullFormatter
-
-    time_study = study["kind"] == "time"
-    x = np.array([lv.dt for lv in levels], dtype=float) if time_study else np.arange(len(levels), dtype=float)
-    labels = [f"{lv.dt:g}" for lv in levels] if time_study else [lv.mesh for lv in levels]
-    n = len(study["impacts"])
-    fig = plt.figure(figsize=(max(9.0, 2.4 * n), 9.0))
-    grid = GridSpec(3, 2 * n, figure=fig, height_ratios=(1, 1, 1.4))
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-
-    def axis_of_levels(ax, first=0):
-        if time_study:
-            ax.set_xscale("log")
-        ax.set_xticks(x[first:])
-        ax.set_xticklabels(labels[first:], fontsize=7, rotation=30 if not time_study else 0)
-        ax.xaxis.set_minor_formatter(NullFormatter())
-
-    for row, (q, (_, short, unit)) in enumerate(QUANTITIES.items()):
-        bottom = fig.add_subplot(grid[2, row * n:(row + 1) * n])
-        points = []
-        for r in study["impacts"]:
-            k = r["impact"]
-            colour = colours[(k - 1) % len(colours)]
-            ax = fig.add_subplot(grid[row, 2 * (k - 1):2 * k])
-            values = _array(r[q]["values"])
-            ax.plot(x, values, "o-", color=colour)
-            refs = (rigid or {}).get("impact_times" if q == "instant" else "ke_before") or []
-            title = f"{short}{k} [{unit}]"
-            if k - 1 < len(refs):
-                title += f", rigid {refs[k - 1]:.5g}"
-                finite_values = values[np.isfinite(values)]
-                lo, hi = (finite_values.min(), finite_values.max()) if finite_values.size else (refs[k - 1],) * 2
-                span = max(hi - lo, 1e-3 * abs(refs[k - 1]))
-                if lo - 3 * span <= refs[k - 1] <= hi + 3 * span:  # far off: in the title only
-                    ax.axhline(refs[k - 1], color="k", lw=0.7, ls=":")
-            ax.set_title(title, fontsize=8)
-            ax.tick_params(labelsize=7)
-            ax.yaxis.get_offset_text().set_fontsize(7)
-            axis_of_levels(ax)
-            d = np.abs(_array(r[q]["differences"]))
-            ok = np.isfinite(d) & (d > 0)
-            if ok.any():
-                bottom.plot(x[1:][ok], d[ok], "o-", color=colour, label=f"impact {k}")
-                points += list(zip(x[1:][ok], d[ok]))
-        bottom.set(title=f"|{short}(level j+1) − {short}(level j)| [{unit}]", xlabel=f"{xlabel} of level j+1")
-        if points:
-            bottom.set_yscale("log")
-            if time_study and len(x) > 2:
-                right = max(p[0] for p in points)
-                anchor = math.exp(np.mean([math.log(p[1]) for p in points if p[0] == right]))
-                xs = x[1:]
-                bottom.plot(xs, anchor * xs / right, "k--", lw=0.7, label="slope 1")
-            bottom.legend(fontsize=7)
-        else:
-            bottom.text(0.5, 0.5, "no non-zero difference", ha="center", va="center", transform=bottom.transAxes)
-        axis_of_levels(bottom, first=1)
-    fig.suptitle(f"{levels[0].case}: {'time step' if time_study else 'mesh'} study "
-                 f"({', '.join(lv.name for lv in levels)}); dotted: rigid block", fontsize=10)
-    fig.tight_layout()
-    output_folder.save_figure(fig, path, dpi=110)
-    plt.close(fig)
-
 
 # ======================================================================================== main
 def _write(record: Run, plan: Plan, status: str, message: str | None) -> dict:
@@ -1027,7 +372,7 @@ def _write(record: Run, plan: Plan, status: str, message: str | None) -> dict:
     time_study = analyse(plan.levels, n, "time", plan.t_end) if ran else None
     mesh_study = (analyse(plan.mesh_levels, n, "mesh", plan.t_end)
                   if plan.mesh_levels and any(lv.status != "pending" for lv in plan.mesh_levels) else None)
-    rigid = _rigid(plan.levels + plan.mesh_levels, n)
+    rigid = rigid_reference(plan.levels + plan.mesh_levels, n)
     checks = (checks_of(time_study, rigid, "time step") if time_study else []) + \
              (checks_of(mesh_study, rigid, "mesh") if mesh_study else [])
     body = {"study_of": plan.case, "departures": plan.departures, "pass_through": plan.extras,

@@ -17,8 +17,7 @@
       8 fem.studies                 parameter studies on Dask
       9 fem.problem                 a user's problem on their group names, its stages, simulate()
 * No import cycle between modules; no private name (``_x``) imported from another module; no
-  ``sys.path`` edit anywhere; every module at most MAX_LINES lines except those still listed in
-  OVERSIZE, each of which must still be over (the list only shrinks); one gravity constant.
+  ``sys.path`` edit anywhere; every module at most MAX_LINES lines; one gravity constant.
 """
 from __future__ import annotations
 
@@ -35,9 +34,7 @@ PACKAGES = ("fem", "contact", "meshes", "cases")
 FLOORS = (("fem.constants", "fem.ranges"), ("fem.mesh",), ("fem.model",), ("fem.loads",), ("fem.stage",),
           ("fem.time",), ("fem.io",), ("fem.run",), ("fem.studies",), ("fem.problem",))
 MAX_LINES = 700
-#: modules still over MAX_LINES, to be split (issue 28 item 3); a module leaves the list when it is split
-OVERSIZE = {"cases/sdnv105_common.py", "cases/shaking_table.py", "fem/studies/sweep.py", "cases/convergence.py",
-            "fem/loads/base_motion.py", "meshes/generate.py", "cases/sdnd105.py", "cases/bar_impact.py"}
+
 
 
 def module_name(path: Path) -> str:
@@ -160,10 +157,9 @@ def test_no_sys_path_edit_anywhere():
     assert edits == []
 
 
-def test_module_sizes():
-    over = {str(p.relative_to(ROOT)) for p in source_files() if len(p.read_text().splitlines()) > MAX_LINES}
-    assert over - OVERSIZE == set(), f"modules over {MAX_LINES} lines: split them"
-    assert OVERSIZE - over == set(), "split below the limit: remove them from OVERSIZE"
+def test_no_module_over_the_size_limit():
+    over = {str(p.relative_to(ROOT)): n for p in source_files() if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert over == {}, f"modules over {MAX_LINES} lines: split them"
 
 
 def test_one_gravity_constant():

@@ -309,3 +309,20 @@ def test_rockfem_runs_each_example_file(example, tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())
     assert summary["status"] == "complete" and summary["energy"]["relative_error"] <= 0.01
+
+
+def test_a_wall_clock_monitor_stops_the_run_early_and_says_so(tmp_path):
+    """A WallClock on a fake clock that passes its limit at the 20th step: the run stops there,
+    "interrupted" with the limit as its message, its bodies undecided, everything before on disk."""
+    from fem.problem.observe import WallClock
+
+    ticks = iter(range(10**6))
+    clock = WallClock(20.0, clock=lambda: float(next(ticks)))
+    out = tmp_path / "out"
+    outcome = simulate(_block_on_floor(), [Preload(), BaseMotion(0.1, x=SinePulse(0.3 * GRAVITY, 10.0))], out=out,
+                       steps=Uniform(1e-3), monitors=(clock,))
+    assert outcome.status == "interrupted" and outcome.message.startswith("wall-clock limit of 20 s reached")
+    assert outcome.t_reached == pytest.approx(0.02, abs=1e-12)  # the clock's 20th reading after its start
+    assert outcome.bodies["BLOCK"]["overturned"] is None
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "interrupted" and summary["t_reached"] == pytest.approx(0.02, abs=1e-12)

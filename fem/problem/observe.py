@@ -7,6 +7,7 @@ closed; ``gap`` [m]; ``rn``, ``rt`` [N]), so nothing here imports a contact law.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -152,6 +153,23 @@ class BodyWatch:
             return True
         if finished and self.max_rotation < 0.25 * self.limit and self.settled():
             return False
+        return None
+
+
+class WallClock:
+    """A monitor: stop the run early once ``seconds`` of wall-clock time have passed since it was made
+    (the run's status "interrupted", this limit its message). ``clock`` is the time source [s]."""
+
+    def __init__(self, seconds: float, clock=time.monotonic) -> None:
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+            raise ValueError(f"WallClock: seconds must be > 0, got {seconds!r}")
+        self.seconds, self.clock = float(seconds), clock
+        self.start = clock()
+
+    def __call__(self, result) -> str | None:
+        spent = self.clock() - self.start
+        if spent >= self.seconds:
+            return f"wall-clock limit of {self.seconds:g} s reached at t = {result.state.t:.6g} s"
         return None
 
 

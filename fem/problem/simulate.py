@@ -114,7 +114,9 @@ class Settings:
     paraview : the mesh series.  probes : node quantities in the histories (fem.io.recorder.NodeProbe).
     kinetic_group : the region whose kinetic energy is the ``ke`` column (None: all).
     observers : objects with ``columns()`` and ``observe(result) -> dict``, more history columns.
-    monitors : ``monitor(result) -> bool``: True stops the run after that step.
+    monitors : ``monitor(result)`` after each step: False or None goes on; True stops the run there as
+        its physics decided (status complete, like an overturning); a string stops it early for that
+        reason (status "interrupted", the string its message: fem.problem.observe.WallClock).
     on_archived : ``f(t, u)`` after each archived step of a dynamic stage (a contact point series).
     body_watches : the :class:`fem.problem.observe.BodyWatch` es to follow and stop at (None: one per
         body of the problem, its best-fit rotation against its overturning angle).
@@ -262,6 +264,8 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
             t_start = state.t
             if stop:
                 early = True
+                if isinstance(stop, str):
+                    status, message = "interrupted", stop
                 break
     except (ConvergenceError, SingularSystemError) as err:
         status, message = "failed", str(err)
@@ -295,6 +299,7 @@ class _Watch:
         self.state = None
         self.row: dict = {}
         self.stopped = False
+        self.reason: str | None = None  # a monitor's reason to stop early
 
     def columns(self) -> list[str]:
         return (["base_ax", "base_ay"] + [c for b in self.bodies for c in b.columns()]
@@ -317,7 +322,11 @@ class _Watch:
     def stop(self, result) -> bool:
         """Observe the step, then: a body overturned, or a monitor says stop."""
         self.observe(result)
-        stop = any(b.overturned_at is not None for b in self.bodies) or any(m(result) for m in self.monitors)
+        said = [m(result) for m in self.monitors]
+        reasons = [r for r in said if isinstance(r, str)]
+        if reasons and self.reason is None:
+            self.reason = reasons[0]
+        stop = any(b.overturned_at is not None for b in self.bodies) or any(bool(r) for r in said)
         self.stopped = self.stopped or stop
         return stop
 
@@ -326,7 +335,7 @@ def _dynamic(assembled: Assembled, stage: BaseMotion, state: State, folder: Path
              stats: dict, gravity, rows: list, suffix: str = ""):
     """One base-motion stage from ``state`` (at its start time), its history rows appended to ``rows``
     as they are recorded (``history{suffix}.csv``, ``solution{suffix}.pvd``). Returns the last state,
-    its fine spans and whether a monitor stopped it."""
+    its fine spans and whether a monitor stopped it (True, or its reason to stop early)."""
     problem, model = assembled.problem, assembled.model
     steps = settings.steps
     t_start, t_end = state.t, state.t + stage.duration
@@ -365,7 +374,7 @@ def _dynamic(assembled: Assembled, stage: BaseMotion, state: State, folder: Path
             last, spans = recorded.state, recorded.value or []
         finally:
             _add(stats, rec)
-    return (last if last is not None else state), spans, watch.stopped
+    return (last if last is not None else state), spans, watch.reason or watch.stopped
 
 
 def _moving_bodies(assembled: Assembled) -> tuple[str, ...]:

@@ -1,0 +1,244 @@
+"""SDNV105 — the phases of a run and the release's windows.
+
+The benchmark's time functions (gravity ramp, tilt ramp, the exact rule's restarted ramp), the
+self-weight phase, the tilt phase by either rule (Code_Aster's push or a rigid rotation,
+:class:`RigidTilt`) and what it must leave (:func:`tilt_check`), the phases of the free rocking
+(:func:`release_phase`), and the release schedules: the benchmark's windows (``SCHEDULES``) and which
+ones a run takes (:func:`release_windows`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable
+
+from fem.time.dynamics import NewtonSettings, Phase, State
+from fem.loads.functions import PiecewiseLinear
+from fem.loads.applied import Gravity, ImposedDisplacement
+from fem.stage.schemes import HHT, Theta
+from cases.sdnv105_config_common import Config, G, TILT_RULES
+from cases.sdnv105_model_common import Study
+from cases.sdnv105_rigid_common import rigid_potential_drop
+
+
+# Benchmark time functions (sdnv105.md §1.3)
+GRAVITY_RAMP = PiecewiseLinear((-1.95, -1.65), (0.0, 1.0))
+TILT_RAMP = PiecewiseLinear((-1.95, -1.2, -1.1, -1.0, -0.8, -0.5, 0.0), (0.0, 0.0, 0.005, 0.1, 0.3, 1.0, 1.0))
+TILT_START = -1.05  # s: the tilt restarts from the self-weight state at this instant (sdnv105.md §1.3)
+
+
+def _restarted(ramp: PiecewiseLinear, t0: float) -> PiecewiseLinear:
+    """``ramp`` rescaled to rise from 0 at ``t0`` to its final value 1, with the same shape after t0."""
+    r0 = ramp(t0)
+    times = (t0, *(t for t in ramp.times if t > t0))
+    return PiecewiseLinear(times, tuple((ramp(t) - r0) / (1.0 - r0) for t in times))
+
+
+# The exact rule's rotation theta(t) = tilt * EXACT_TILT_RAMP(t): TILT_RAMP restarted at -1.05 s. TILT_RAMP
+# is already 0.0525 there (Code_Aster's restart keeps it), so imposed as it is it would turn the block by
+# 0.0525 * tilt within the first 7.5 ms step: at 0.1 rad that kick (100 J of kinetic energy) sets the
+# block bouncing on its corner against the stiff table for the whole tilt (1.55 MJ of strain energy at
+# its end, measured); the rotation of the state at -1.05 s must be the identity at -1.05 s.
+EXACT_TILT_RAMP = _restarted(TILT_RAMP, TILT_START)
+
+# The tilt must leave the block as the rigid block tilted: a run whose block stores more strain energy
+# at the end of the tilt than this fraction of the rigid block's potential-energy drop to its first
+# impact stops there (the release would start from another state than the one its references assume)
+TILT_STRAIN_LIMIT = 0.01
+
+
+@dataclass(frozen=True)
+class Window:
+    """A row of the release schedule: [t_start, t_end], step ``dt`` ("coarse"/"fine" or seconds),
+    HHT alpha and MODI_EQUI ('OUI' = True)."""
+
+    t_start: float
+    t_end: float
+    step: str
+    alpha: float
+    modified: bool = False
+
+
+def schedule(rows, t_end):
+    """The windows of the release schedule ``rows`` (tuples of :class:`Window`'s fields) that start
+    before ``t_end``, the last one cut at ``t_end``."""
+    return tuple(Window(a, min(b, t_end), s, al, m) for a, b, s, al, m in rows if a < t_end)
+
+
+# Release schedules (sdnv105.md §1.3 for a, §1.4 for b, §1.5 for c, continued to 0.33 s as asked)
+SCHEDULES = {
+    "a": [(0.0, 0.0025, "fine", -0.1, False), (0.0025, 0.0525, "coarse", 0.0, False),
+          (0.0525, 0.0575, "fine", -0.2, False), (0.0575, 0.14, "coarse", 0.0, False),
+          (0.14, 0.145, "fine", -0.2, False), (0.145, 0.205, "coarse", 0.0, False),
+          (0.205, 0.2125, "fine", -0.2, False), (0.2125, 0.2575, "coarse", 0.0, False),
+          (0.2575, 0.265, "fine", -0.2, False), (0.265, 0.2975, "coarse", 0.0, False),
+          (0.2975, 0.3075, "fine", -0.2, False), (0.3075, 1.0, "coarse", 0.0, False)],
+    "b": [(0.0, 0.0025, "fine", -0.1, False), (0.0025, 0.05375, "coarse", 0.0, False),
+          (0.05375, 0.05875, "fine", -0.1, False), (0.05875, 0.13375, "coarse", 0.0, False),
+          (0.13375, 0.145, "fine", -0.1, False), (0.145, 0.1925, "coarse", 0.0, False),
+          (0.1925, 0.2025, "fine", -0.1, True), (0.2025, 0.2325, "coarse", 0.0, False),
+          (0.2325, 0.2425, "fine", -0.1, True), (0.2425, 0.265, "coarse", 0.0, False),
+          (0.265, 0.275, "fine", -0.1, True), (0.275, 1.0, "coarse", 0.0, False)],
+    "c": [(0.0, 0.0025, "fine", -0.1, False), (0.0025, 0.0525, "coarse", 0.0, False),
+          (0.0525, 0.06, "fine", -0.2, False), (0.06, 0.14, "coarse", 0.0, False),
+          (0.14, 0.145, "fine", -0.2, False), (0.145, 0.205, "coarse", 0.0, False),
+          (0.205, 0.215, "fine", -0.2, False), (0.215, 0.2575, "coarse", 0.0, False),
+          (0.2575, 0.265, "fine", -0.2, False), (0.265, 0.295, "coarse", 0.0, False),
+          (0.295, 0.31, "fine", -0.2, False), (0.31, 1.0, "coarse", 0.0, False)],
+}
+
+
+def supports(study: Study) -> tuple[ImposedDisplacement, ...]:
+    """Table supports (a, c, d): DY = 0 on CTGROUND, DX = 0 on S1. Nothing for b (no table)."""
+    if not study.config.spec.with_table:
+        return ()
+    return (ImposedDisplacement("CTGROUND", "y"), ImposedDisplacement("S1", "x"))
+
+
+def self_weight_phase(study: Study) -> Phase:
+    """Self-weight, -1.95 -> -0.825 s (sdnv105.md §1.3): gravity ramped, DX(O1) held (b: DX(O))."""
+    cfg, spec = study.config, study.config.spec
+    anchor = "O" if spec.contact == "penalty" else "O1"  # b holds DX(O), a/c/d DX(O1)
+    newton_sw = NewtonSettings(rela=1e-6, maxi=2e-3 if spec.name != "b" else 2e-4, max_iterations=40)
+    return Phase("self-weight", -1.95, -0.825, 0.0075, HHT(-0.3), gravity=Gravity((0.0, -G), GRAVITY_RAMP),
+                 constraints=supports(study) + (ImposedDisplacement(anchor, "x"),), friction=0.0,
+                 newton=newton_sw, archive_every=cfg.archive_every)
+
+
+@dataclass(frozen=True)
+class RigidTilt:
+    """Component ``component`` (0: x, 1: y) of the displacement [m] of a point turned rigidly,
+    counter-clockwise, by theta(t) = angle * ramp(t) about ``pivot``:
+
+        u(t) = pivot + R(theta(t)) (start - pivot) - reference
+
+    ``start`` is the point's position when the rotation begins (theta = 0), ``reference`` its mesh
+    position X. As the ``function`` of ``ImposedDisplacement(group, component, 1.0, ...)`` it
+    imposes the rigid rotation on a node. Counter-clockwise about the base's left corner O, the top
+    moves towards -x: Code_Aster's push DX(C1) < 0 is the same sense."""
+
+    reference: tuple[float, float]
+    start: tuple[float, float]
+    pivot: tuple[float, float]
+    angle: float
+    component: int
+    ramp: Callable[[float], float] = EXACT_TILT_RAMP
+
+    def __call__(self, t: float) -> float:
+        theta = self.angle * self.ramp(t)
+        c, s = math.cos(theta), math.sin(theta)
+        dx, dy = self.start[0] - self.pivot[0], self.start[1] - self.pivot[1]
+        turned = (self.pivot[0] + c * dx - s * dy, self.pivot[1] + s * dx + c * dy)
+        return turned[self.component] - self.reference[self.component]
+
+
+def tilt_nodes(config: Config) -> tuple[str, ...]:
+    """The nodes whose two components the exact tilt rule imposes: C1, and a second node of the
+    base so that the pair fixes the block's rotation and position: O1 for a, c, d (O, the pivot, is
+    a node of the Lagrange contact, whose multipliers must not act on an imposed dof); O for b,
+    whose corners rest on shock springs (forces, no multipliers) and which holds DX(O) in the
+    self-weight phase: held at its self-weight position, the pivot neither slides nor sinks."""
+    return ("C1", "O") if config.spec.contact == "penalty" else ("C1", "O1")
+
+
+def tilt_phase(study: Study, start: State) -> Phase:
+    """Tilt, restarted from the self-weight state ``start`` at -1.05 s, to 0 s (sdnv105.md §1.3),
+    by the rule ``config.tilt_rule_resolved`` (TILT_RULES):
+
+    * ``code_aster``: DX(C1) = -tilt * height * TILT_RAMP(t), DX(O1) held at 0 (b: DX(O)), the other
+      components free: Code_Aster's small-angle push. It turns the block's axis by asin(tilt), not
+      tilt, and, TILT_RAMP being 0.0525 at -1.05 s, its first step pushes C1 by 0.0525 * tilt *
+      height at once: harmless at 0.01 rad (the benchmark), at 0.1 rad the kick sets the block
+      bouncing on its corner for the whole tilt (README);
+    * ``exact``: both components of the nodes of :func:`tilt_nodes` follow the rigid rotation by
+      theta(t) = tilt * EXACT_TILT_RAMP(t) of their position in ``start`` about O's position in
+      ``start`` (:class:`RigidTilt`); the rest of the block follows elastically. Newton: RESI_GLOB_RELA
+      1e-5 only: the block's internal force at a rigid rotation of the reference mesh is not zero but
+      2e-4 N (0.01 rad) to 6e-4 N (0.3 rad) of round-off (E = 6e11 Pa on 2 cm wide elements), above
+      the benchmark's RESI_GLOB_MAXI 1e-4 N, which the code_aster rule keeps."""
+    cfg, spec = study.config, study.config.spec
+    if not math.isclose(start.t, TILT_START, abs_tol=1e-9):
+        raise ValueError(f"the tilt restarts from the self-weight state at {TILT_START} s, got t = {start.t} s")
+    if cfg.tilt_rule_resolved == "code_aster":
+        anchor = "O" if spec.contact == "penalty" else "O1"  # b holds DX(O), a/c/d DX(O1)
+        imposed = (ImposedDisplacement(anchor, "x"),
+                   ImposedDisplacement("C1", "x", -cfg.tilt_angle * cfg.height, TILT_RAMP))
+        newton = NewtonSettings(rela=1e-5, maxi=1e-4, max_iterations=30)
+    else:
+        mesh, u = study.mesh, start.u.reshape(-1, 2)
+        o = mesh.node("O")
+        pivot = tuple(float(x) for x in mesh.points[o, :2] + u[o])
+        imposed = ()
+        for name in tilt_nodes(cfg):
+            k = mesh.node(name)
+            reference = tuple(float(x) for x in mesh.points[k, :2])
+            position = tuple(float(x) for x in mesh.points[k, :2] + u[k])
+            imposed += tuple(ImposedDisplacement(name, axis, 1.0, RigidTilt(reference, position, pivot,
+                                                                            cfg.tilt_angle, c))
+                             for c, axis in enumerate("xy"))
+        newton = NewtonSettings(rela=1e-5, max_iterations=30)
+    return Phase("tilt", TILT_START, 0.0, 0.0075, HHT(-0.6), gravity=Gravity((0.0, -G), GRAVITY_RAMP),
+                 constraints=supports(study) + imposed,
+                 friction=spec.tilt_friction if spec.tilt_friction == 0.0 else cfg.mu,
+                 newton=newton, archive_every=cfg.archive_every)
+
+
+def tilt_check(study: Study, start: dict, end: dict, state: State) -> dict:
+    """What the tilt left, from the history rows of its start (``start``, the self-weight state at
+    -1.05 s) and end (``end``, 0 s) and the state at its end: the rule, the rotation of the segment
+    O1 -> C1 (the block's axis; asked: --tilt-angle), the strain energy at both ends and at the end
+    relative to the rigid block's potential-energy drop. ``passed`` is False when that ratio exceeds
+    TILT_STRAIN_LIMIT: the tilt did not leave the block tilted rigidly (the release would start from
+    another state than its references assume)."""
+    cfg, mesh = study.config, study.mesh
+    x = mesh.points[:, :2] + state.u.reshape(-1, 2)
+    base, top = x[mesh.node("O1")], x[mesh.node("C1")]
+    axis0 = mesh.points[mesh.node("C1"), :2] - mesh.points[mesh.node("O1"), :2]
+    axis = top - base
+    rotation = math.atan2(axis0[0] * axis[1] - axis0[1] * axis[0], axis0 @ axis)
+    drop = rigid_potential_drop(cfg)
+    ratio = end["strain_energy"] / drop
+    rule = cfg.tilt_rule_resolved
+    return {"rule": rule, "description": TILT_RULES[rule], "tilt_angle": cfg.tilt_angle, "height": cfg.height,
+            "rotation": rotation,
+            "dy_O": end["dy_O"], "strain_energy_start": start["strain_energy"],
+            "strain_energy_end": end["strain_energy"], "rigid_potential_drop": drop,
+            "strain_energy_ratio": ratio, "limit": TILT_STRAIN_LIMIT, "passed": bool(ratio <= TILT_STRAIN_LIMIT)}
+
+
+def tilt_failure(check: dict) -> str:
+    """The one-line reason a run stops after a tilt that failed :func:`tilt_check`."""
+    jump = TILT_RAMP(TILT_START) * check["tilt_angle"] * check["height"]
+    how = (f"its first step pushes C1 by {1e3 * jump:.3g} mm at once (TILT_RAMP is {TILT_RAMP(TILT_START):g} at the "
+           f"restart), a kick that leaves the block bouncing on its corner; --tilt-rule exact turns it rigidly "
+           f"from rest" if check["rule"] == "code_aster" else "the imposed rotation strains the block")
+    return (f"tilt: the block stores {check['strain_energy_end']:.4g} J of strain energy at the end of the tilt "
+            f"({check['rule']} rule), {check['strain_energy_ratio']:.3g} times the rigid block's potential-energy "
+            f"drop to its first impact ({check['rigid_potential_drop']:.4g} J; the limit is "
+            f"{100 * check['limit']:g} %): {how}; the release was not run")
+
+
+def release_phase(study: Study, name: str, t0: float, t1: float, dt: float, alpha: float,
+                  modified: bool = False) -> Phase:
+    """A phase of the free rocking: constant gravity, supports, friction mu; HHT(alpha), or the
+    theta-scheme for modeling d."""
+    cfg = study.config
+    alpha = alpha if cfg.alpha is None else cfg.alpha
+    scheme = Theta(cfg.theta) if cfg.spec.contact == "theta" else HHT(alpha, modified_equilibrium=modified)
+    return Phase(name, t0, t1, dt, scheme, gravity=Gravity((0.0, -G)),
+                 constraints=supports(study), friction=cfg.mu, newton=cfg.spec.newton_release,
+                 archive_every=cfg.archive_every)
+
+
+def release_windows(study: Study) -> list[Window]:
+    """The release windows: the benchmark's schedule, or for event-driven steps (Config.steps:
+    --auto-steps, a custom run's default) its fine start followed by one coarse window (run by
+    fem.time.stepping, cases.sdnv105_release_common.run_release)."""
+    cfg = study.config
+    if cfg.spec.contact == "theta":  # d: uniform steps, no windows (impacts are first-order events)
+        rows = [(0.0, 1e9, "uniform", 0.0, False)]
+    elif cfg.steps == "events":
+        rows = [(0.0, 0.0025, "fine", -0.1, False), (0.0025, 1e9, "coarse", 0.0, False)]
+    else:
+        rows = SCHEDULES[cfg.modeling]
+    return list(schedule(rows, cfg.t_end))

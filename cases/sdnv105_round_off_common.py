@@ -1,0 +1,75 @@
+"""SDNV105 — the round-off ensemble (--round-off K).
+
+The run repeated with the tilt angle moved by -K ... +K units in the last place, and per check the
+spread of the values and how many runs meet the test: a check on which they disagree is decided by
+the rounding of the arithmetic, not by the model.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from fem.time.dynamics import integrate
+from fem.time.interrupt import Interrupted
+from cases.sdnv105_model_common import Study, build
+from cases.sdnv105_run_common import run
+from cases.sdnv105_summary_common import summarize
+
+
+def tilt_moved(tilt: float, ulps: int) -> float:
+    """The tilt angle moved by ``ulps`` units in the last place (numpy.nextafter)."""
+    for _ in range(abs(ulps)):
+        tilt = float(np.nextafter(tilt, np.inf if ulps > 0 else -np.inf))
+    return tilt
+
+
+def round_off_ensemble(study: Study, summary: dict, integrator=integrate) -> tuple[dict, Interrupted | None]:
+    """--round-off K: the run repeated with the tilt angle moved by -K ... -1, +1 ... +K units in the
+    last place (2e-18 rad each: the benchmark's input, changed as a different order of the same
+    floating-point operations changes a result), each in OUT/round_off/tilt_<k>ulp (histories, no
+    ParaView). Per check of ``summary`` (this run's): the smallest, median and largest value over the
+    2K + 1 runs, the spread (max - min) / |median|, and how many runs meet the check's test.
+
+    Returns (the summary's "round_off" entry, the interruption that stopped the ensemble or None):
+    an interrupted ensemble reports the runs it finished."""
+    config = study.config
+    checks = summary.get("checks") or []
+    values = [[c["value"] for c in checks]]
+    verdicts = [[c["within_tolerance"] for c in checks]]
+    failed, interrupted = [], None
+    for k in [*range(-config.round_off, 0), *range(1, config.round_off + 1)]:
+        moved = replace(config, tilt_angle=tilt_moved(config.tilt_angle, k), paraview=False, round_off=0,
+                        out=config.out / "round_off" / f"tilt_{k:+d}ulp")
+        moved.out.mkdir(parents=True, exist_ok=True)
+        moved_study = build(moved)
+        output = run(moved_study, integrator)
+        if output.interrupted is not None:
+            interrupted = output.interrupted
+            break
+        if output.failure:
+            failed.append(f"{k:+d} ulp: {output.failure}")
+            continue
+        theirs = {(c["quantity"], c["window"]): c for c in summarize(moved_study, output).get("checks", [])}
+        same = [theirs.get((c["quantity"], c["window"]), {}) for c in checks]
+        values.append([c.get("value") for c in same])
+        verdicts.append([c.get("within_tolerance") for c in same])
+    rows = []
+    for i, c in enumerate(checks):
+        got = np.array([v[i] for v in values if v[i] is not None], dtype=float)
+        graded = [v[i] for v in verdicts if v[i] is not None]
+        median = float(np.median(got)) if got.size else None
+        rows.append({"quantity": c["quantity"], "window": c["window"], "runs": int(got.size),
+                     "min": float(got.min()) if got.size else None, "median": median,
+                     "max": float(got.max()) if got.size else None,
+                     "spread": (float(got.max() - got.min()) / abs(median)) if median else None,
+                     "graded": len(graded), "met": sum(bool(g) for g in graded)})
+    entry = {"ulps": config.round_off, "status": "interrupted" if interrupted else "complete",
+             "runs": len(values), "asked": 2 * config.round_off + 1, "failed": failed, "checks": rows,
+             "decided_by_round_off": [f"{r['quantity']} ({r['window']})" for r in decided_by_round_off(rows)]}
+    return entry, interrupted
+
+
+def decided_by_round_off(rows: list[dict]) -> list[dict]:
+    """The rows of a round-off ensemble on whose verdict its runs disagree."""
+    return [r for r in rows if 0 < r["met"] < r["graded"]]
