@@ -33,7 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from cases import problem_file  # noqa: E402
-from cases.sweep import run_study  # noqa: E402
+from cases.sweep import run_study, study_points  # noqa: E402
 from fem.problem import BaseMotion, Preload, simulate  # noqa: E402
 from fem.problem.definition import load_mesh  # noqa: E402
 from fem.problem.simulate import ENERGY_LIMIT  # noqa: E402
@@ -163,12 +163,7 @@ def check_points(file: Path, points, fixed, where: str) -> None:
 
 def study(a, command: str) -> int:
     workers = sweep.local_workers(a)
-    if bool(a.grid) == (a.points is not None):
-        raise BadInput("give the points with --grid KEY.PATH=V1,V2,... (one or more) or with --points FILE.csv")
-    limit = sweep.point_limit(a.force)  # counted before any point is built
-    points = (sweep.read_points(a.points, limit) if a.points is not None else
-              sweep.grid([sweep.parse_axis(g, limit) for g in a.grid], limit))
-    where = "--points" if a.points is not None else "--grid"
+    points, where = study_points(a, "KEY.PATH")
     fixed = overrides(a.overrides)
     for key in dict.fromkeys(k for p in points for k, _ in p.values):
         if key in {k for k, _, _ in fixed}:

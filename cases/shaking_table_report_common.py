@@ -8,21 +8,12 @@ from pathlib import Path
 from cases.shaking_table_config_common import G, Config
 from cases.shaking_table_summary_common import SLID, UPLIFT
 from fem.io import output_folder
+from fem.problem.report import cell
 
 
 def _verdict(where: dict) -> str:
     """"yes", "no" or "undecided" (overturn_verdict), "–" without one."""
     return (where.get("overturn_verdict") or {}).get("verdict", "–")
-
-
-def _fmt(x, digits=6):
-    if x is None:
-        return "–"
-    if isinstance(x, bool):
-        return "yes" if x else "no"
-    if isinstance(x, float):
-        return f"{x:.{digits}g}"
-    return str(x)
 
 
 def write_report(out: Path, cfg: Config, summary: dict) -> None:
@@ -52,7 +43,7 @@ def write_report(out: Path, cfg: Config, summary: dict) -> None:
     if not rigid.get("applies"):
         lines += [f"The rigid reference does not apply to this run: "
                   f"{rigid.get('reason') or 'mu is below the friction the rigid rocking needs'}"
-                  f"{'' if rigid.get('max_friction_ratio') is None else ' (' + _fmt(rigid['max_friction_ratio'], 4) + ')'}.",
+                  f"{'' if rigid.get('max_friction_ratio') is None else ' (' + cell(rigid['max_friction_ratio'], 4) + ')'}.",
                   ""]
     lines += ["| quantity | this code | rigid block |", "|---|---|---|"]
     for key, label in (("uplift_onset", "uplift onset (one corner alone) [s]"),
@@ -62,23 +53,23 @@ def write_report(out: Path, cfg: Config, summary: dict) -> None:
         if key == "overturned":
             lines.append(f"| {label} | {_verdict(summary)} | {_verdict(rigid)} |")
             continue
-        lines.append(f"| {label} | {_fmt(summary.get(key))} | {_fmt(rigid.get(key))} |")
+        lines.append(f"| {label} | {cell(summary.get(key))} | {cell(rigid.get(key))} |")
     mr = summary.get("max_rotation") or []
     for k, value in enumerate(mr, start=1):
         label = "max rotation [rad]" if len(mr) == 1 else f"max rotation of block {k} [rad]"
-        lines.append(f"| {label} | {_fmt(value)} | {_fmt(rigid.get('max_rotation'))} |")
+        lines.append(f"| {label} | {cell(value)} | {cell(rigid.get('max_rotation'))} |")
     for k, (when, gap) in enumerate(zip(summary.get("joint_uplift_time", [])[1:], summary.get("max_joint_gap", [])[1:]),
                                     start=1):
-        lines.append(f"| joint {k}: uplift time [s], largest corner gap [m] | {_fmt(when)}, {_fmt(gap)} | (closed) |")
-    lines.append(f"| slid (a corner slipped > {SLID:g} m) | {_fmt(summary.get('slid'))} | (not modelled) |")
+        lines.append(f"| joint {k}: uplift time [s], largest corner gap [m] | {cell(when)}, {cell(gap)} | (closed) |")
+    lines.append(f"| slid (a corner slipped > {SLID:g} m) | {cell(summary.get('slid'))} | (not modelled) |")
     for who, verdict in (("This run", summary.get("overturn_verdict")),
                          ("The rigid block", rigid.get("overturn_verdict"))):
         if verdict:
             lines += ["", f"{who}: overturned **{verdict['verdict']}**: {verdict['reason']}."]
     lines += ["", "## Checks", "", "| check | this code | reference | tolerance | within |", "|---|---|---|---|---|"]
     for c in summary.get("checks", []):
-        lines.append(f"| {c['quantity']} | {_fmt(c['value'])} | {_fmt(c['reference'])} | {_fmt(c['tolerance'])} | "
-                     f"{_fmt(c['within_tolerance'])} |")
+        lines.append(f"| {c['quantity']} | {cell(c['value'])} | {cell(c['reference'])} | {cell(c['tolerance'])} | "
+                     f"{cell(c['within_tolerance'])} |")
     lines += ["", "## Impacts", "", "| time [s] | corner | KE before [J] | KE after [J] |", "|---|---|---|---|"]
     lines += [f"| {i['time']:.6f} | {i['corner']} | {i['ke_before']:.4g} | {i['ke_after']:.4g} |"
               for i in summary.get("impacts", [])]
@@ -133,11 +124,11 @@ def print_summary(summary: dict) -> None:
         if key == "overturned":
             print(f"{key:24s} {_verdict(summary):>12s} {_verdict(rigid):>12s}")
             continue
-        print(f"{key:24s} {_fmt(summary.get(key)):>12s} {_fmt(rigid.get(key)):>12s}")
+        print(f"{key:24s} {cell(summary.get(key)):>12s} {cell(rigid.get(key)):>12s}")
     for k, value in enumerate(mr or [None], start=1):
         label = "max_rotation" if len(mr or [None]) == 1 else f"max_rotation block {k}"
-        print(f"{label:24s} {_fmt(value):>12s} {_fmt(rigid.get('max_rotation')):>12s}")
-    print(f"{'slid':24s} {_fmt(summary.get('slid')):>12s}")
+        print(f"{label:24s} {cell(value):>12s} {cell(rigid.get('max_rotation')):>12s}")
+    print(f"{'slid':24s} {cell(summary.get('slid')):>12s}")
     for imp in summary.get("impacts", []):
         print(f"impact at {imp['time']:.5f} s on {imp['corner']}: KE {imp['ke_before']:.4g} -> {imp['ke_after']:.4g} J")
     rows = summary.get("checks") or []
@@ -145,7 +136,7 @@ def print_summary(summary: dict) -> None:
         print(f"{'check':32s} {'this code':>12s} {'reference':>12s} {'tol':>6s} {'ok':>3s}")
         for c in rows:
             ok = {True: "yes", False: "NO", None: "-"}[c.get("within_tolerance")]
-            print(f"{c['quantity']:32s} {_fmt(c['value']):>12s} {_fmt(c['reference']):>12s} "
-                  f"{_fmt(c.get('tolerance')):>6s} {ok:>3s}")
+            print(f"{c['quantity']:32s} {cell(c['value']):>12s} {cell(c['reference']):>12s} "
+                  f"{cell(c.get('tolerance')):>6s} {ok:>3s}")
     if not (summary.get("rigid_body") or {}).get("applies"):
         print("the rigid block's reference does not apply (its friction demand exceeds mu): no verdict on the motion")

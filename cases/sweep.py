@@ -93,15 +93,21 @@ def parse_args(argv):
     return a, fixed
 
 
+def study_points(a, name: str = "NAME") -> tuple[list, str]:
+    """The points of ``--grid`` or ``--points`` (exactly one of them), counted before any is built
+    (fem.studies.sweep.point_limit), and the flag that gave them."""
+    if bool(a.grid) == (a.points is not None):
+        raise BadInput(f"give the points with --grid {name}=V1,V2,... (one or more) or with --points FILE.csv")
+    limit = sweep.point_limit(a.force)
+    points = (sweep.read_points(a.points, limit) if a.points is not None else
+              sweep.grid([sweep.parse_axis(g, limit) for g in a.grid], limit))
+    return points, "--points" if a.points is not None else "--grid"
+
+
 def plan(a, fixed: list[str]):
     """Check everything before anything runs: the case, its flags, the grid, the folder."""
     script = case_script(a.case)
-    if bool(a.grid) == (a.points is not None):
-        raise BadInput("give the points with --grid NAME=V1,V2,... (one or more) or with --points FILE.csv")
-    limit = sweep.point_limit(a.force)  # counted before any point is built
-    points = (sweep.read_points(a.points, limit) if a.points is not None else
-              sweep.grid([sweep.parse_axis(g, limit) for g in a.grid], limit))
-    where = "--points" if a.points is not None else "--grid"
+    points, where = study_points(a)
     sweep.check_flags(script, {where: [k for p in points for k, _ in p.values], "after --": sweep.option_names(fixed)},
                       RESERVED)
     out = a.out if a.out is not None else Path("results") / f"sweep_{script.stem}"
