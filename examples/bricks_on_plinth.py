@@ -7,9 +7,7 @@ import sys
 from pathlib import Path
 
 from contact.laws import Lagrange
-from fem.loads.base_motion import read_record
-from fem.model.material import ElasticMaterial
-from fem.problem import BaseMotion, Body, EventSteps, Pair, Preload, Problem, Support, simulate
+from fem import BaseMotion, Body, ElasticMaterial, EventSteps, Pair, Preload, Problem, Support, read_record, simulate
 
 HERE = Path(__file__).parent
 stone = ElasticMaterial(young=3e10, poisson=0.2, density=2500.0, rayleigh_stiffness=1e-4)

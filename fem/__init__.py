@@ -1,1 +1,13 @@
-"""Finite-element core: mesh, elements, materials, assembly, time integration, results."""
+"""rockfem's finite-element engine, in floors (README "What is here"): mesh, model, loads, stage, time,
+io, run, studies, problem. The public face for a problem of one's own::
+
+    from fem import Problem, Body, Support, Pair, Preload, BaseMotion, EventSteps, simulate
+    from contact.laws import Lagrange          # the laws a pair names (fem never imports contact)
+"""
+from fem.loads.base_motion import CosinePulse, Harmonic, Ramp, SinePulse, read_record
+from fem.model.material import ElasticMaterial
+from fem.problem import (BaseMotion, Body, EventSteps, Outcome, Pair, Preload, Problem, Support, Uniform, assemble,
+                         simulate)
+
+__all__ = ["BaseMotion", "Body", "CosinePulse", "ElasticMaterial", "EventSteps", "Harmonic", "Outcome", "Pair",
+           "Preload", "Problem", "Ramp", "SinePulse", "Support", "Uniform", "assemble", "read_record", "simulate"]
