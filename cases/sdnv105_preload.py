@@ -48,20 +48,18 @@ from pathlib import Path
 
 import numpy as np
 
+from fem import ranges
 from fem.constants import GRAVITY
 from fem.io import output_folder
-from fem import ranges
-from fem.time.dynamics import NewtonSettings, Phase, State, integrate
-from fem.loads.functions import PiecewiseLinear
-from fem.loads.applied import Gravity, ImposedDisplacement
-from fem.model.material import ElasticMaterial
+from fem.io.recorder import NodeProbe
 from fem.mesh.check import check_mesh
 from fem.mesh.read import read_mesh
-from fem.model.assembly import Model
-from fem.io.recorder import NodeProbe, RunRecorder
-from fem.run.lifecycle import (BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources, command_line, estimate,
-                     execute, finite, prepare_output)
-from fem.stage.schemes import HHT
+from fem.model.material import ElasticMaterial
+from fem.problem import Body, Problem, SelfWeight, Support, Uniform, assemble
+from fem.problem.simulate import Settings, run_stages
+from fem.run.lifecycle import (BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources, command_line,
+                               estimate, execute, finite, prepare_output)
+from fem.stage.phase import NewtonSettings
 from meshes.generate import reference_mesh_path
 
 G = GRAVITY
@@ -206,32 +204,30 @@ def _main(argv) -> int:
     mesh = load_mesh(args)
     block = ElasticMaterial(args.young, args.poisson, args.rho, rayleigh_stiffness=args.amor_alpha)
     table = ElasticMaterial(**TABLE, rayleigh_stiffness=args.table_amor_alpha)
-    phase = Phase(
-        "self-weight", T_START, args.t_end, args.dt, HHT(args.alpha, modified_equilibrium=False),
-        gravity=Gravity((0.0, -G), PiecewiseLinear((T_START, T_RAMP_END), (0.0, 1.0))),
-        constraints=(
-            ImposedDisplacement("CTGROUND", "y"), ImposedDisplacement("S1", "x"),
-            ImposedDisplacement("O1", "x"), ImposedDisplacement("CONHAUT", "y"),
-        ),
-        newton=NewtonSettings(rela=1e-6, maxi=2e-3, max_iterations=40),
-        archive_every=10,
-    )
-    model = Model(mesh, {"BLOCK": block, "GROUN": table}, kinematics=args.kinematics)
+    # the block on a frictionless rigid support (DY = 0 on its base, DX(O1) = 0), the table on its own
+    problem = Problem(mesh, bodies=[Body("BLOCK", block), Body("GROUN", table)], gravity=G,
+                      supports=[Support("CTGROUND", ("y",)), Support("S1", ("x",)), Support("O1", ("x",)),
+                                Support("CONHAUT", ("y",))], kinematics=args.kinematics)
+    assembled = assemble(problem)
+    stage = SelfWeight(T_START, T_RAMP_END, args.t_end, name="self-weight")
     parameters = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()
                   if k not in ("quiet", "force")}
     record = Run.start(out, "sdnv105_preload", command_line("cases/sdnv105_preload.py", argv), configuration,
                        parameters, t_end=args.t_end, quiet=args.quiet)
 
-    probes = [NodeProbe("dy_C1", "C1", "u", "y"), NodeProbe("dx_C1", "C1", "u", "x"),
-              NodeProbe("ry_O", "O", "reaction", "y"), NodeProbe("ry_A", "A", "reaction", "y")]
+    probes = (NodeProbe("dy_C1", "C1", "u", "y"), NodeProbe("dx_C1", "C1", "u", "x"),
+              NodeProbe("ry_O", "O", "reaction", "y"), NodeProbe("ry_A", "A", "reaction", "y"))
     base_dofs = 2 * mesh.nodes("CONHAUT") + 1
-    with RunRecorder(model, out, probes, kinetic_group="BLOCK") as rec:
-        # a ConvergenceError or an interruption propagates to fem.run.lifecycle.execute: every step before it
-        # is in history.csv and solution.pvd (the recorder closes its files on the way out)
-        for result in integrate(model, phase, State.at_rest(model.n_dofs, T_START)):
-            rec.record(result)
-        stats = rec.run_statistics()
-    state = rec.last.state
+    settings = Settings(steps=Uniform(args.dt, archive_every=10), alpha=args.alpha, paraview=True, probes=probes,
+                        kinetic_group="BLOCK", newton=NewtonSettings(rela=1e-6, maxi=2e-3, max_iterations=40))
+    outcome = run_stages(assembled, [stage], out, settings)
+    # a Newton failure or an interruption goes on to fem.run.lifecycle.execute: every step before it is in
+    # history.csv and solution.pvd
+    for stop in (outcome.interrupted, outcome.error):
+        if stop is not None:
+            raise stop
+    stats = {k: outcome.stats[k] for k in ("wall_s", "steps", "newton_iterations", "subdivisions")}
+    state = outcome.state
 
     height = float(np.ptp(mesh.points[mesh.nodes("BLOCK"), 1]))
     width = float(np.ptp(mesh.points[mesh.nodes("BLOCK"), 0]))
@@ -270,7 +266,7 @@ def _main(argv) -> int:
     _plot(out)
     record.finish("complete", summary)
     print(f"SDNV105 self-weight phase ({configuration} configuration{': ' + ', '.join(changed) if changed else ''}), "
-          f"t = {phase.t_start} -> {state.t:.4g} s, {stats['steps']} steps, "
+          f"t = {stage.start} -> {state.t:.4g} s, {stats['steps']} steps, "
           f"{stats['newton_iterations']} Newton iterations, {stats['wall_s']:.2f} s")
     print(f"{'quantity':28s} {'this code':>14s} {'reference':>14s} {'rel. diff':>10s} {'ok':>3s}")
     for c in checks:

@@ -28,7 +28,7 @@ from contact.zone import RigidPlane
 from fem.constants import GRAVITY
 from fem.loads.base_motion import SinePulse, read_record
 from fem.model.material import ElasticMaterial
-from fem.problem import BaseMotion, Body, EventSteps, Pair, Preload, Problem, Support, Uniform, simulate
+from fem.problem import BaseMotion, Body, EventSteps, Pair, Preload, Problem, SelfWeight, Support, Uniform, simulate
 from fem.problem.observe import BodyRotation
 from fem.ranges import BadInput
 from helpers import grid_mesh
@@ -326,3 +326,23 @@ def test_a_wall_clock_monitor_stops_the_run_early_and_says_so(tmp_path):
     assert outcome.bodies["BLOCK"]["overturned"] is None
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "interrupted" and summary["t_reached"] == pytest.approx(0.02, abs=1e-12)
+
+
+def test_a_self_weight_stage_settles_the_block_on_its_weight():
+    """SelfWeight: gravity ramped dynamically onto a block held on its base (DY) and at a corner (DX);
+    held long after the ramp, with stiffness damping, the block is at rest: the base's reaction is its
+    weight m g (static equilibrium, to 1e-8), and a stage that ends before its ramp is refused only if it
+    ends before it starts."""
+    from fem.stage.phase import NewtonSettings
+
+    mesh = grid_mesh(2, 4, width=0.2, height=0.4)
+    problem = Problem(mesh, bodies=[Body("BLOCK", STONE)], supports=[Support("BASE", ("y",)), Support("O", ("x",))])
+    outcome = simulate(problem, [SelfWeight(-1.0, -0.8, 0.0)], steps=Uniform(5e-3), alpha=-0.3,
+                       newton=NewtonSettings(rela=1e-10, maxi=None, max_iterations=40))
+    assert outcome.status == "complete" and outcome.t_reached == pytest.approx(0.0, abs=1e-12)
+    weight = 2500.0 * 0.2 * 0.4 * GRAVITY
+    base = 2 * mesh.nodes("BASE") + 1
+    assert float(outcome.state.reactions[base].sum()) == pytest.approx(weight, rel=1e-8)
+    SelfWeight(-1.0, -0.5, -0.9)  # ends before its ramp: a short run, accepted
+    with pytest.raises(BadInput, match="start before ramp_end and before end"):
+        SelfWeight(-1.0, -0.5, -1.0)

@@ -7,8 +7,8 @@ The contact laws come from :mod:`contact.laws` (fem never imports contact: a pai
 """
 from fem.problem.definition import Assembled, Body, Pair, Problem, Support, assemble
 from fem.problem.simulate import Outcome, Uniform, simulate
-from fem.problem.stages import BaseMotion, Preload
+from fem.problem.stages import BaseMotion, Preload, SelfWeight
 from fem.time.stepping import EventSteps
 
-__all__ = ["Assembled", "BaseMotion", "Body", "EventSteps", "Outcome", "Pair", "Preload", "Problem", "Support",
-           "Uniform", "assemble", "simulate"]
+__all__ = ["Assembled", "BaseMotion", "Body", "EventSteps", "Outcome", "Pair", "Preload", "Problem", "SelfWeight",
+           "Support", "Uniform", "assemble", "simulate"]

@@ -25,7 +25,7 @@ from fem.constants import GRAVITY
 from fem.mesh.check import check_mesh
 from fem.mesh.mesh import Mesh, MeshError
 from fem.mesh.read import read_mesh
-from fem.model.assembly import Model
+from fem.model.assembly import KINEMATICS, Model
 from fem.model.mass import MASS_KINDS
 from fem.model.material import ElasticMaterial
 from fem.ranges import BadInput
@@ -89,6 +89,7 @@ class Problem:
         body keeping its mass, centre and inertia: fem.model.mass).
     thickness : out-of-plane thickness [m] (plane stress).
     point_masses : node group -> mass [kg] added at each of its nodes.
+    kinematics : "total_lagrangian" (large rotations, default) or "small_strain".
     """
 
     mesh: object
@@ -99,12 +100,15 @@ class Problem:
     mass: str = "consistent"
     thickness: float = 1.0
     point_masses: Mapping[str, float] = field(default_factory=dict)
+    kinematics: str = "total_lagrangian"
 
     def __post_init__(self) -> None:
         for name in ("bodies", "supports", "pairs"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         if not self.bodies:
             raise BadInput("bodies: a problem needs at least one body")
+        if self.kinematics not in KINEMATICS:
+            raise BadInput(f"kinematics: {self.kinematics!r} is not one of {', '.join(KINEMATICS)}")
         if self.mass not in MASS_KINDS:
             raise BadInput(f"mass: {self.mass!r} is not one of {', '.join(MASS_KINDS)}")
         for name in ("gravity", "thickness"):
@@ -214,7 +218,7 @@ def assemble(problem: Problem) -> Assembled:
         raise BadInput(f"mesh: {err}") from None
     redistributed = problem.mass == "redistributed"
     try:
-        model = Model(mesh, regions, thickness=problem.thickness, mass=problem.mass,
+        model = Model(mesh, regions, thickness=problem.thickness, mass=problem.mass, kinematics=problem.kinematics,
                       massless=tuple(p.slave for p in problem.pairs) if redistributed else (),
                       point_masses=dict(problem.point_masses) or None)
     except (MeshError, ValueError) as err:

@@ -38,7 +38,7 @@ from fem.loads.functions import PiecewiseLinear
 from fem.problem.definition import Assembled, Problem, assemble
 from fem.problem.observe import BodyRotation, BodyWatch, PairWatch, energy_books
 from fem.problem.report import write_report
-from fem.problem.stages import BaseMotion, Preload
+from fem.problem.stages import BaseMotion, Preload, SelfWeight
 from fem.ranges import BadInput
 from fem.run.lifecycle import Run, prepare_output
 from fem.stage.phase import ConvergenceError, NewtonSettings, Phase, SingularSystemError, State
@@ -70,7 +70,8 @@ class Outcome:
     """What a simulation did.
 
     status : "complete", "failed" or "interrupted".  message : why it stopped early (None if complete).
-    stage : the stage it stopped in (the last one when complete).  interrupted : the signal's exception.
+    stage : the stage it stopped in (the last one when complete).  interrupted : the signal's exception;
+    error : the failure's (a case re-raises them into its own lifecycle).  state : the last State.
     t_reached : the last converged time [s].  history : the last stage's columns (name -> (n,) array).
     bodies : label -> {"max_rotation" [rad], "overturned" (True, False or None: undecided),
         "overturned_at" [s] or None, "limit" [rad]}.
@@ -96,6 +97,8 @@ class Outcome:
     stage: str | None = None
     spans: list = field(default_factory=list)
     interrupted: BaseException | None = None
+    state: object = None  # the last converged State (fem.stage.phase)
+    error: BaseException | None = None  # the Newton failure or singular system that failed the run
 
     def summary(self) -> dict:
         """The JSON-able part (summary.json)."""
@@ -180,8 +183,8 @@ def _check_stages(stages) -> tuple:
     if not stages:
         raise BadInput("stages: at least one stage")
     for i, s in enumerate(stages):
-        if not isinstance(s, (Preload, BaseMotion)):
-            raise BadInput(f"stages[{i}]: a Preload or a BaseMotion, got {type(s).__name__}")
+        if not isinstance(s, (Preload, BaseMotion, SelfWeight)):
+            raise BadInput(f"stages[{i}]: a Preload, a SelfWeight or a BaseMotion, got {type(s).__name__}")
         if isinstance(s, Preload) and i != 0:
             raise BadInput(f"stages[{i}]: a preload comes first (it starts from the unloaded mesh)")
     return stages
@@ -233,12 +236,15 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     pairs = [PairWatch(p.label, term) for p, term in zip(problem.pairs, assembled.terms)]
     stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
     gravity = (0.0, -problem.gravity)
-    state = State.at_rest(model.n_dofs, -stages[0].duration if isinstance(stages[0], Preload) else 0.0)
+    first = stages[0]
+    state = State.at_rest(model.n_dofs, -first.duration if isinstance(first, Preload) else
+                          first.start if isinstance(first, SelfWeight) else 0.0)
     history: dict = {}
     status, message, stopped = "complete", None, None
     energy: dict = {}
     spans: list = []
-    t_start, released, current, early = 0.0, True, stages[0].name, False
+    t_start, released, current, early, error = state.t if isinstance(first, SelfWeight) else 0.0, True, first.name, \
+        False, None
     rows: list[dict] = []
     dynamic = 0  # dynamic stages begun: the first writes history.csv, the next history_2.csv, ...
     try:
@@ -254,8 +260,8 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
                     finally:
                         _add(stats, rec)
                 continue
-            start = state.released(t_start) if released else state  # at rest after a preload, else continued
-            released = False
+            start = state.released(t_start) if released and isinstance(stage, BaseMotion) else state
+            released = False  # at rest after a preload, else continued
             rows = []  # the stage's rows, kept whatever stops it
             dynamic += 1
             state, stage_spans, stop = _dynamic(assembled, stage, start, folder, settings, bodies, pairs, stats,
@@ -268,7 +274,7 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
                     status, message = "interrupted", stop
                 break
     except (ConvergenceError, SingularSystemError) as err:
-        status, message = "failed", str(err)
+        status, message, error = "failed", str(err), err
     except (Interrupted, KeyboardInterrupt) as err:
         status, message, stopped = "interrupted", str(err) or "interrupted", err
     if rows:
@@ -277,8 +283,10 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     # the stages ran to their end: a run stopped early (an overturning, a monitor) leaves undecided
     # the bodies that had not overturned
     finished = status == "complete" and not early
-    return _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, folder,
-                    current, spans, stopped, finished)
+    outcome = _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, folder,
+                       current, spans, stopped, finished)
+    outcome.state, outcome.error = state, error
+    return outcome
 
 
 def body_watch(label: str, rotation, points: np.ndarray, g: float, angle: float | None = None) -> BodyWatch:
@@ -331,14 +339,18 @@ class _Watch:
         return stop
 
 
-def _dynamic(assembled: Assembled, stage: BaseMotion, state: State, folder: Path, settings: Settings, bodies, pairs,
+def _dynamic(assembled: Assembled, stage: BaseMotion | SelfWeight, state: State, folder: Path, settings: Settings, bodies, pairs,
              stats: dict, gravity, rows: list, suffix: str = ""):
     """One base-motion stage from ``state`` (at its start time), its history rows appended to ``rows``
     as they are recorded (``history{suffix}.csv``, ``solution{suffix}.pvd``). Returns the last state,
     its fine spans and whether a monitor stopped it (True, or its reason to stop early)."""
     problem, model = assembled.problem, assembled.model
     steps = settings.steps
-    t_start, t_end = state.t, state.t + stage.duration
+    t_start = state.t
+    t_end = stage.end if isinstance(stage, SelfWeight) else t_start + stage.duration
+    g_field = (Gravity(gravity, PiecewiseLinear((stage.start, stage.ramp_end), (0.0, 1.0)))
+               if isinstance(stage, SelfWeight) else Gravity(gravity))
+    supports = problem.supports + getattr(stage, "hold", ())
     if problem.scheme_kind == "theta":
         assembled.terms[:] = [p.law.for_theta(t) for p, t in zip(problem.pairs, assembled.terms)]
         for w, term in zip(pairs, assembled.terms):
@@ -352,8 +364,8 @@ def _dynamic(assembled: Assembled, stage: BaseMotion, state: State, folder: Path
             scheme = Theta(settings.theta)
         else:
             scheme = HHT(alpha_fine if fine else settings.alpha, modified_equilibrium=False)
-        return Phase(name, t0, t1, dt, scheme, gravity=Gravity(gravity), inertial=inertial,
-                     constraints=_supports(problem.supports), friction=None, newton=newton,
+        return Phase(name, t0, t1, dt, scheme, gravity=g_field, inertial=inertial,
+                     constraints=_supports(supports), friction=None, newton=newton,
                      archive_every=1 if isinstance(steps, EventSteps) else steps.archive_every)
 
     watch = _Watch(stage, t_start, bodies, pairs, settings)

@@ -4,6 +4,9 @@
 * :class:`Preload`: gravity ramped quasi-statically onto the bodies resting on their supports and on
   each other, to the state at rest under their weight; each pair keeps its own friction unless
   ``friction`` says otherwise.
+* :class:`SelfWeight`: gravity ramped dynamically from 0 at ``start`` to full at ``ramp_end`` and held
+  to ``end`` (absolute times [s]), with the run's scheme and steps: the bodies settle under their
+  weight as in SDNV105's self-weight phase (Code_Aster's gravity ramp before a release).
 * :class:`BaseMotion`: the base (every support) moves rigidly with a horizontal and a vertical
   acceleration history together, each a closed form or a record (:mod:`fem.loads.base_motion`); the
   run is written in the base's frame (the d'Alembert load -M e_x a_x(t) - M e_y a_y(t), Code_Aster
@@ -78,3 +81,38 @@ class BaseMotion:
     def acceleration(self, t: float) -> tuple[float, float]:
         """(a_x, a_y) of the base at time t [m/s^2]."""
         return tuple(float(h.acceleration(t)) if h is not None else 0.0 for h in (self.x, self.y))
+
+
+@dataclass(frozen=True)
+class SelfWeight:
+    """Gravity ramped dynamically from 0 at ``start`` to its full value at ``ramp_end``, then held to
+    ``end`` (absolute times [s]; start < ramp_end, start < end: a stage may end before its ramp does);
+    ``hold``: supports of this stage only. It starts the run (from rest at ``start``) or continues the
+    stage before it."""
+
+    start: float
+    ramp_end: float
+    end: float
+    hold: tuple = ()
+    name: str = "self-weight"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hold", tuple(self.hold))
+        for key in ("start", "ramp_end", "end"):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise BadInput(f"stages.{self.name}.{key}: a finite number [s], got {value!r}")
+        if not (self.start < self.ramp_end and self.start < self.end):
+            raise BadInput(f"stages.{self.name}: start before ramp_end and before end [s] needed, got start "
+                           f"{self.start!r}, ramp_end {self.ramp_end!r}, end {self.end!r}")
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+    def components(self) -> tuple:
+        """No base motion."""
+        return ()
+
+    def acceleration(self, t: float) -> tuple[float, float]:
+        return 0.0, 0.0
