@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -89,19 +90,29 @@ def rotation(theta: float) -> np.ndarray:
     return np.array([[c, -s], [s, c]])
 
 
-def wait_for(predicate, what: str, timeout: float = 600.0, poll: float = 0.02):
-    """Poll ``predicate()`` until it is true and return its value; fail after ``timeout`` s (a
-    ceiling for a loaded machine, not a schedule: tests wait for events, never for a fixed time)."""
+def wait_for(predicate, what: str, timeout: float = 600.0, poll: float = 0.02, proc=None):
+    """Wait for the event ``predicate()`` (a file, a row, a line) and return its value; fail after
+    ``timeout`` s (a ceiling for a loaded machine, not a schedule). With ``proc`` (a subprocess.Popen)
+    the wait between two looks blocks on the process, so that its exit ends the wait at once (the
+    value is then the predicate's, false if the event never came). A file or a row written by
+    another process or thread has no event of its own in the standard library: the predicate is
+    looked at again after ``poll`` s (the look's period, not a schedule: the ceiling is ``timeout``)."""
     import time
 
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
-        if value:
+        if value or (proc is not None and proc.poll() is not None):
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        time.sleep(poll)
+        if proc is not None:
+            try:
+                proc.wait(timeout=poll)
+            except subprocess.TimeoutExpired:
+                pass
+        else:
+            time.sleep(poll)
 
 
 def history_past(path: Path, t: float) -> bool:

@@ -96,7 +96,7 @@ def test_a_second_run_into_a_folder_in_use_is_refused_naming_the_first(tmp_path)
     first = subprocess.Popen([sys.executable, SDND101, "--t-end", "300", "--quiet", "--out", str(out)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
-        wait_for(lambda: _status(out) == "running" or first.poll() is not None, "the first run to start")
+        wait_for(lambda: _status(out) == "running", "the first run to start", proc=first)
         second = _sdnd101("--t-end", "0.05", "--out", str(out), cwd=tmp_path)
         assert second.returncode == 2 and second.stderr.count("\n") == 1
         assert f"in use by another run (pid {first.pid})" in second.stderr
@@ -145,7 +145,7 @@ def test_ctrl_c_while_the_script_imports_is_exit_130_on_one_line(tmp_path):
     130, one line, no traceback, no folder."""
     proc = subprocess.Popen([sys.executable, SDND101, "--out", str(tmp_path / "out")], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, cwd=tmp_path)
-    wait_for(lambda: _loaded(proc.pid, "numpy") or proc.poll() is not None, "numpy to load")
+    wait_for(lambda: _loaded(proc.pid, "numpy"), "numpy to load", proc=proc)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err

@@ -153,8 +153,7 @@ def test_an_interrupted_long_run_stops_within_seconds(tmp_path):
                "0.3", "--frequency-hz", "2", "--cycles", "400", "--no-paraview", "--quiet", "--out", str(out)]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        wait_for(lambda: history_past(out / "history.csv", 1.0) or proc.poll() is not None,
-                 "the run's history past t = 1 s")
+        wait_for(lambda: history_past(out / "history.csv", 1.0), "the run's history past t = 1 s", proc=proc)
         assert proc.poll() is None, proc.stderr.read()
         proc.send_signal(signal.SIGINT)
         _, stderr = proc.communicate(timeout=60)

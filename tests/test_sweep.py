@@ -402,7 +402,8 @@ def test_ctrl_c_keeps_finished_rows_and_a_rerun_completes_only_the_missing_point
     args = ["sdnd101", "--grid", "v0=0.5,1,1.5,2", "--workers", "1", "--out", out, "--", "--t-end", "2"]
     proc = sweep_process(args)
     try:
-        wait_for(lambda: complete_rows(out) and running_points(out), "a complete row and a running point", timeout=120)
+        wait_for(lambda: complete_rows(out) and running_points(out), "a complete row and a running point", timeout=120,
+                 proc=proc)
     finally:
         proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
@@ -458,7 +459,7 @@ def test_sigterm_keeps_the_row_of_every_point_finished_before_the_sweep_exits(tm
                           "--", "--t-end", "2"])
     try:
         wait_for(lambda: any(r.get("status") == "complete" for r in point_records(out).values()),
-                 "a point's point.json saying complete", timeout=180, poll=0.005)
+                 "a point's point.json saying complete", timeout=180, poll=0.005, proc=proc)
     finally:
         proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=180)
@@ -486,7 +487,7 @@ def test_sigterm_interrupts_the_running_points_and_a_rerun_runs_them_again(tmp_p
     args = ["sdnd101", "--grid", "v0=0.5,1", "--workers", "2", "--out", out, "--", "--t-end", "40"]
     proc = sweep_process(args)
     try:
-        wait_for(lambda: len(running_points(out)) == 2, "both points running", timeout=180)
+        wait_for(lambda: len(running_points(out)) == 2, "both points running", timeout=180, proc=proc)
     finally:
         proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=180)
@@ -551,7 +552,7 @@ def dask_cluster(workers: int = 2, port: int | None = None):
     address = f"tcp://127.0.0.1:{port}"
     procs = [_dask("scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard")]
     try:
-        wait_for(lambda: _listening(port), "the scheduler", timeout=60, poll=0.2)
+        wait_for(lambda: _listening(port), "the scheduler", timeout=60, poll=0.2, proc=procs[0])
         for _ in range(workers):
             procs.append(_dask("worker", address, "--nthreads", "1", "--no-nanny", "--no-dashboard"))
         with Client(address, timeout="30s") as client:
@@ -663,7 +664,7 @@ def test_a_worker_killed_mid_sweep_loses_no_row_and_the_sweep_completes(tmp_path
         try:
             victim = wait_for(lambda: complete_rows(out) and next(
                 (w for w in workers if psutil.Process(w.pid).children(recursive=True)), None),
-                "a finished row and a worker running a point", timeout=120)
+                "a finished row and a worker running a point", timeout=120, proc=proc)
             orphans = psutil.Process(victim.pid).children(recursive=True)
             before = {r["point"]: (Path(r["folder"]) / "point.json").read_text() for r in complete_rows(out)}
             victim.kill()
