@@ -137,15 +137,13 @@ def _close(a, b, rel: float) -> bool:
     return abs(a - b) <= rel * max(abs(a), abs(b)) or a == b
 
 
-def ensemble_margins(figures: dict) -> dict:
-    """SDNV105 A: {check quantity path -> (lo, hi)} from the summary's round-off rows."""
-    rows = {}
-    i = 0
-    while f"round_off.checks[{i}].quantity" in figures:
-        key = f"{figures[f'round_off.checks[{i}].quantity']} ({figures.get(f'round_off.checks[{i}].window')})"
-        lo, hi = figures.get(f"round_off.checks[{i}].min"), figures.get(f"round_off.checks[{i}].max")
-        if isinstance(lo, (int, float)) and isinstance(hi, (int, float)):
-            rows[key] = (lo, hi)
+def ensemble_rows(figures: dict) -> dict:
+    """SDNV105 A's round-off ensemble, read once: {"quantity (window)": {min, max, met, graded}}."""
+    rows, i = {}, 0
+    while (quantity := figures.get(f"round_off.checks[{i}].quantity")) is not None:
+        prefix = f"round_off.checks[{i}]."
+        rows[f"{quantity} ({figures.get(prefix + 'window')})"] = {k: figures.get(prefix + k)
+                                                                  for k in ("min", "max", "met", "graded")}
         i += 1
     return rows
 
@@ -156,57 +154,40 @@ def compare(name: str, stored: dict, now: dict) -> list[str]:
     if stored["exit"] != now["exit"]:
         problems.append(f"{name}: exit {now['exit']} (stored {stored['exit']}) {now.get('stderr_tail')}")
     a, b = stored["figures"], now["figures"]
+    ensemble = ensemble_rows(a) if name == "sdnv105a" else {}
     for key in sorted(set(a) | set(b)):
         if key not in a or key not in b:
             problems.append(f"{name}: {key} {'new' if key not in a else 'missing'}")
             continue
-        if name == "sdnv105a" and key.startswith("round_off."):
-            continue  # the ensemble itself: compared through the margins below
+        if ensemble and key.startswith("round_off."):
+            continue  # the ensemble itself: the margins of the checks below
         if not _close(a[key], b[key], 1e-12):
-            if _within_ensemble(name, key, a, b):
-                continue
-            margin = _margin(name, key, a)
-            if margin is not None and isinstance(b[key], (int, float)) and margin[0] <= b[key] <= margin[1]:
+            allowed, margin = _ensemble_allows(key, a, b, ensemble)
+            if allowed:
                 continue
             problems.append(f"{name}: {key} = {b[key]!r}, stored {a[key]!r}"
                             + (f" (ensemble margin [{margin[0]:.9g}, {margin[1]:.9g}])" if margin else ""))
     return problems
 
 
-def _margin(name: str, key: str, figures: dict) -> tuple[float, float] | None:
-    """SDNV105 A's check values: [min - w, max + w] of its round-off ensemble, else None."""
-    if name != "sdnv105a" or not key.startswith("checks[") or not key.endswith(".value"):
-        return None
+def _ensemble_allows(key: str, stored: dict, now: dict, ensemble: dict) -> tuple[bool, tuple | None]:
+    """(allowed, margin): a field of SDNV105 A's check i may change with its value when that value lies
+    in [min - w, max + w] of the check's round-off ensemble (w = max - min); its verdict only where the
+    ensemble's runs disagree on it."""
+    if not ensemble or not key.startswith("checks["):
+        return False, None
     i = key[len("checks["):key.index("]")]
-    quantity = figures.get(f"checks[{i}].quantity")
-    window = figures.get(f"checks[{i}].window")
-    lo_hi = ensemble_margins(figures).get(f"{quantity} ({window})")
-    if lo_hi is None:
-        return None
-    lo, hi = lo_hi
-    return lo - (hi - lo), hi + (hi - lo)
-
-
-def _within_ensemble(name: str, key: str, stored: dict, now: dict) -> bool:
-    """SDNV105 A: a field of check i (its relative error, its verdict) may change with its value when
-    that value lies in the ensemble's margin; a verdict only where the ensemble's runs disagree on it."""
-    if name != "sdnv105a" or not key.startswith("checks["):
-        return False
-    i = key[len("checks["):key.index("]")]
-    margin = _margin(name, f"checks[{i}].value", stored)
+    row = ensemble.get(f"{stored.get(f'checks[{i}].quantity')} ({stored.get(f'checks[{i}].window')})")
+    if row is None or not all(isinstance(row[k], (int, float)) for k in ("min", "max")):
+        return False, None
+    spread = row["max"] - row["min"]
+    margin = (row["min"] - spread, row["max"] + spread)
     value = now.get(f"checks[{i}].value")
-    if margin is None or not isinstance(value, (int, float)) or not margin[0] <= value <= margin[1]:
-        return False
+    if not (isinstance(value, (int, float)) and margin[0] <= value <= margin[1]):
+        return False, margin
     if key.endswith((".within_tolerance", ".passed")):
-        quantity, window = stored.get(f"checks[{i}].quantity"), stored.get(f"checks[{i}].window")
-        j = 0
-        while f"round_off.checks[{j}].quantity" in stored:
-            if (stored[f"round_off.checks[{j}].quantity"], stored.get(f"round_off.checks[{j}].window")) == (quantity, window):
-                met, graded = stored[f"round_off.checks[{j}].met"], stored[f"round_off.checks[{j}].graded"]
-                return 0 < met < graded
-            j += 1
-        return False
-    return True
+        return 0 < row["met"] < row["graded"], margin
+    return True, margin
 
 
 def main(argv=None) -> int:

@@ -43,7 +43,6 @@ if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line,
 import logging
 import math
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,7 +55,7 @@ from cases.shaking_table_summary_common import ENERGY_LIMIT, summarize
 from cases.shaking_table_summary_common import CURVE_POINTS, OVERTURN_MARGIN, rigid_reference  # noqa: F401
 from contact.laws import Augmented, Lagrange, MoreauJean
 from contact.output import ContactRecorder
-from fem.io.recorder import NodeProbe, rows_as_arrays
+from fem.io.recorder import NodeProbe
 from fem.loads import base_motion as bm
 from fem.mesh.check import check_mesh
 from fem.mesh.mesh import Mesh
@@ -346,7 +345,7 @@ def _row_function(study: Study):
 
 @dataclass
 class RunOutput:
-    rows: list
+    history: dict  # the excitation's columns, name -> (n,) array ({} if it never started)
     stats: dict
     spans: list
     failure: str | None = None
@@ -410,7 +409,6 @@ def run(study: Study) -> RunOutput:
     finally:
         if contact_series is not None:
             contact_series.close()
-    rows = [dict(zip(outcome.history, values)) for values in zip(*outcome.history.values())]
     failure = None
     if outcome.status != "complete":
         failure = f"{'preload' if outcome.stage == 'gravity preload' else 'excitation'}: {outcome.message}"
@@ -418,7 +416,7 @@ def run(study: Study) -> RunOutput:
             if w["overturned_at"] is not None]
     stats = {k: outcome.stats[k] for k in ("steps", "newton_iterations", "subdivisions", "wall_s")}
     stats["fine_spans"] = len(outcome.spans)
-    return RunOutput(rows, stats, outcome.spans, failure, outcome.interrupted, *(min(over) if over else (None, None)))
+    return RunOutput(outcome.history, stats, outcome.spans, failure, outcome.interrupted, *(min(over) if over else (None, None)))
 
 
 def resource_estimate(cfg: Config) -> Estimate:
@@ -453,7 +451,7 @@ def _main(argv) -> int:
                        config.parameters(), t_end=config.t_end, quiet=flags.quiet)
     output = run(study)
     summary = record.final(output.status, summarize(study, output), message=output.failure)
-    R = rows_as_arrays(output.rows)
+    R = output.history
     write_report(config.out, config, summary)
     if R:
         plot(config.out, R, summary)

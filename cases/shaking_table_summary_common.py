@@ -13,7 +13,6 @@ from cases.shaking_table_config_common import G, Config
 from contact.output import lift_impacts
 from contact.references import rocking_base
 from contact.references.overturning import still_table_outcome
-from fem.io.recorder import rows_as_arrays
 from fem.loads import base_motion as bm
 
 UPLIFT = 1e-6  # m: a base corner this far above the table has lifted (summary uplift_time)
@@ -189,7 +188,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
     (the table first, then joint 1, ...): joint_uplift_time, max_joint_gap. uplift_time is the first
     lift of any block's base corner, impacts those of every corner (its name tells the surface)."""
     cfg = study.config
-    R = rows_as_arrays(output.rows)
+    R = output.history
     # the rigid reference over the time this run covered: its --t-end once complete (overturned or
     # not), the last step reached when interrupted or failed (a SIGINT must not wait for the rigid
     # block of the whole duration planned)

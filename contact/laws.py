@@ -34,6 +34,15 @@ def _coulomb(owner: str, mu) -> None:
         raise ValueError(f"{owner}: the Coulomb coefficient mu must be a finite number >= 0, got {mu!r}")
 
 
+def multiplier_term(model, slave: str, master, located: bool, **law) -> MultiplierContact:
+    """A :class:`contact.multipliers.MultiplierContact` of the pair (``law``: friction, method and its
+    coefficients), its events located inside their step when the contact nodes are massless."""
+    term = MultiplierContact(model, zone_of(model, slave, master), **law)
+    if located:
+        term.closing = term.release = "located"
+    return term
+
+
 def zone_of(model, slave: str, master: "str | RigidPlane"):
     """The contact zone of a slave line group (or a node group) against a master line group or a
     rigid plane (:func:`contact.zone.contact_zone`, :func:`contact.zone.node_zone`)."""
@@ -57,10 +66,7 @@ class Lagrange:
         _coulomb("Lagrange", self.mu)
 
     def build(self, model, slave: str, master, located: bool = False) -> MultiplierContact:
-        term = MultiplierContact(model, zone_of(model, slave, master), friction=self.mu, method="lagrange")
-        if located:
-            term.closing = term.release = "located"
-        return term
+        return multiplier_term(model, slave, master, located, friction=self.mu, method="lagrange")
 
 
 @dataclass(frozen=True)
@@ -81,11 +87,8 @@ class Augmented:
                 raise ValueError(f"Augmented: {name} must be a finite number > 0, got {value!r}")
 
     def build(self, model, slave: str, master, located: bool = False) -> MultiplierContact:
-        term = MultiplierContact(model, zone_of(model, slave, master), friction=self.mu, method="augmented",
-                                 coef_cont=self.coef_cont, coef_frot=self.coef_frot)
-        if located:
-            term.closing = term.release = "located"
-        return term
+        return multiplier_term(model, slave, master, located, friction=self.mu, method="augmented",
+                               coef_cont=self.coef_cont, coef_frot=self.coef_frot)
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ class MoreauJean:
         _coulomb("MoreauJean", self.mu)
 
     def build(self, model, slave: str, master, located: bool = False) -> MultiplierContact:
-        return MultiplierContact(model, zone_of(model, slave, master), friction=self.mu, method="lagrange")
+        return multiplier_term(model, slave, master, False, friction=self.mu, method="lagrange")
 
     @staticmethod
     def for_theta(term) -> VelocityContact:

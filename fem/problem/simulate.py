@@ -204,7 +204,7 @@ def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = Non
     stages = _check_stages(stages)
     settings = Settings(**settings)
     assembled = assemble(problem)
-    t_end = sum(s.duration for s in stages if isinstance(s, BaseMotion))
+    t_end = planned_end(stages)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="rockfem_") as tmp:
             outcome = run_stages(assembled, stages, Path(tmp), replace(settings, paraview=False))
@@ -220,6 +220,15 @@ def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = Non
     if outcome.interrupted is not None:
         raise outcome.interrupted
     return outcome
+
+
+def planned_end(stages: Sequence) -> float:
+    """The time [s] the stages end at: a preload ends at 0, a self-weight stage at its ``end``, a base
+    motion ``duration`` after the stage before it."""
+    t = 0.0
+    for s in stages:
+        t = s.end if isinstance(s, SelfWeight) else t + s.duration if isinstance(s, BaseMotion) else 0.0
+    return t
 
 
 def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: Settings) -> Outcome:
