@@ -182,6 +182,17 @@ MUTATIONS = (
     _m("error indicator with |beta - 1/12| instead of |beta - 1/6|", "fem/time/stepping.py",
        "abs(beta - 1.0 / 6.0)", "abs(beta - 1.0 / 12.0)",
        "tests/test_stepping.py::test_the_error_indicator_reads_the_rigid_motion_and_not_the_ringing"),
+    # ---- fem/time/march.py, fem/time/windows.py: a stage marched by a step controller
+    _m("march: every step taken with the first step's scheme", "fem/time/march.py",
+       "if step.scheme != ctx.phase.scheme:", "if False:",
+       "tests/test_march.py::test_a_scheme_that_changes_every_step_keeps_the_energy_books_closed"),
+    _m("windows: a refinement ends at the predicted impact, not after it", "fem/time/windows.py",
+       "t1 = min(state.t + t_hit + self.refine.after, w.t_end)", "t1 = min(state.t + t_hit, w.t_end)",
+       "tests/test_march.py::test_a_coarse_window_refines_from_the_step_where_the_impact_is_predicted"),
+    _m("windows: a fine window never extended while statuses change", "fem/time/windows.py",
+       "            if self._settled(state.t):\n                break",
+       "            if True:\n                break",
+       "tests/test_march.py::test_a_fine_window_is_extended_while_the_node_status_changes"),
     # ---- fem/loads/base_motion.py: table motions
     _m("one-cosine pulse: displacement (1 - cos w t) / w instead of / w^2", "fem/loads/base_motion.py",
        "A * _one_minus_cos_over(w, t, 2)", "A * _one_minus_cos_over(w, t, 1)",

@@ -49,7 +49,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from fem.time.dynamics import integrate
+from fem.time.march import march
 from fem.io.recorder import rows_as_arrays
 # prepare_output is looked up here, by _run_case (tests/test_input_ranges.py patches this module's)
 from fem.run.lifecycle import (EXIT_FAILED, BadInput, Run, check_resources, command_line, execute,
@@ -76,7 +76,7 @@ __all__ = ["run_case", "BadInput", "CREATION_LIMIT", "CREATION_LIMIT_IMMEDIATE",
            "plot"]
 
 
-def run_case(modeling: str, argv=None, description: str = "", integrator=integrate) -> int:
+def run_case(modeling: str, argv=None, description: str = "", integrator=march) -> int:
     """Parse, build, run, post-process, write (exit codes: fem.run.lifecycle). Returns the exit code."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if modeling not in MODELINGS:

@@ -218,14 +218,19 @@ def tilt_failure(check: dict) -> str:
             f"{100 * check['limit']:g} %): {how}; the release was not run")
 
 
-def release_phase(study: Study, name: str, t0: float, t1: float, dt: float, alpha: float,
-                  modified: bool = False) -> Phase:
-    """A phase of the free rocking: constant gravity, supports, friction mu; HHT(alpha), or the
-    theta-scheme for modeling d."""
+def release_scheme(study: Study, alpha: float, modified: bool = False):
+    """The free rocking's scheme: HHT(alpha) (--alpha, when given, in every window) with MODI_EQUI
+    ``modified``, or the theta-scheme for modeling d."""
     cfg = study.config
     alpha = alpha if cfg.alpha is None else cfg.alpha
-    scheme = Theta(cfg.theta) if cfg.spec.contact == "theta" else HHT(alpha, modified_equilibrium=modified)
-    return Phase(name, t0, t1, dt, scheme, gravity=Gravity((0.0, -G)),
+    return Theta(cfg.theta) if cfg.spec.contact == "theta" else HHT(alpha, modified_equilibrium=modified)
+
+
+def release_phase(study: Study, name: str, t0: float, t1: float, dt: float, alpha: float,
+                  modified: bool = False) -> Phase:
+    """A phase of the free rocking: constant gravity, supports, friction mu; :func:`release_scheme`."""
+    cfg = study.config
+    return Phase(name, t0, t1, dt, release_scheme(study, alpha, modified), gravity=Gravity((0.0, -G)),
                  constraints=supports(study), friction=cfg.mu, newton=cfg.spec.newton_release,
                  archive_every=cfg.archive_every)
 

@@ -1,27 +1,23 @@
 """SDNV105 — the release loop: how the free rocking is stepped (:func:`run_release`).
 
 The benchmark's windows (fine steps around its impacts, coarse between, fine steps added where an
-impact is predicted and extended while a corner still bounces), fem.time.stepping's event-driven
-steps, or d's uniform steps; every step recorded and followed by the energy watch.
+impact is predicted and extended while a corner still bounces: fem.time.windows), fem.time.stepping's
+event-driven steps, or d's uniform steps; the release marched as one stage (fem.time.march), every step
+recorded and followed by the energy watch.
 """
 from __future__ import annotations
 
-import logging
-
-import numpy as np
-
 from contact.output import ContactRecorder
-from contact.state import OPEN
-from fem.time.dynamics import State
 from fem.stage.energy import CreationWatch
+from fem.stage.phase import State
 from fem.io.recorder import RunRecorder, record_steps
-from fem.time.stepping import EventSteps, run_with_events, time_to_closing
+from fem.time.march import Planned, march, segment
+from fem.time.stepping import EventController, EventSteps
+from fem.time.windows import ImpactRefinement, Settling, Window, WindowSteps
 from cases.sdnv105_energy_common import watched
 from cases.sdnv105_model_common import Study
-from cases.sdnv105_phases_common import release_phase, release_windows
+from cases.sdnv105_phases_common import release_phase, release_scheme, release_windows
 
-
-logger = logging.getLogger(__name__)
 
 IMPACT_FINE_AFTER = 3e-3  # s of fine steps after a predicted impact
 IMPACT_ALPHA = -0.2  # HHT alpha of the automatic impact windows (benchmark a, c)
@@ -29,95 +25,59 @@ POST_IMPACT_CHUNK = 1e-3  # s: fine-step extensions while contact statuses still
 POST_IMPACT_MAX = 10e-3
 
 
-def _predicted_impact(contact, previous: tuple | None, t: float) -> float:
-    """Time until the first open contact node closes, from the gap and its rate over the last
-    step (inf when no node is closing; fem.time.stepping.time_to_closing)."""
-    if previous is None:
-        return np.inf
-    st = contact.state()
-    gap = np.where(np.isfinite(st.gap), st.gap, np.inf)
-    gap0, t0 = previous
-    return time_to_closing(gap0, gap, st.status != OPEN, t - t0)
+def release_steps(study: Study):
+    """The release's step controller (fem.time.march) and the list its refinements are appended to.
 
-
-def run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict], integrator,
-                 contact_series: ContactRecorder | None = None, watch: CreationWatch | None = None) -> list[dict]:
-    """Run the release windows. Fine windows run as given. Coarse windows advance one step at a
-    time and watch the contact: when an open node is predicted to close within 1.5 coarse steps and
-    before the next fine window starts, fine steps with alpha = -0.2 run until 3 ms after the
-    predicted impact. With event-driven steps (Config.steps), after the fine start the steps are
-    fem.time.stepping's (fine steps with alpha = -0.2 through every contact event). Every step is
-    followed by the contact's energy watch (:func:`cases.sdnv105_energy_common.watched`). Returns
-    the automatic refinements made."""
+    The benchmark's windows (:func:`cases.sdnv105_phases_common.release_windows`) as
+    fem.time.windows.WindowSteps: in coarse windows, when an open node is predicted to close within
+    1.5 coarse steps and before the next fine window starts, fine steps with alpha = -0.2 run until
+    3 ms after the predicted impact; after a fine window or such a refinement, fine steps go on by
+    1 ms (10 ms at most) while the status of corner O or A changed in the last millisecond. With
+    event-driven steps (Config.steps), the fine start, then fem.time.stepping's steps (fine steps with
+    alpha = -0.2 from before a predicted impact and for 3 ms after every contact status change,
+    steps growing to --dt elsewhere). d: uniform steps of --dt."""
     cfg = study.config
-    windows = release_windows(study)
-    refinements: list[dict] = []
-    first = True
+    rows = release_windows(study)
+    fine_scheme = release_scheme(study, IMPACT_ALPHA)
+    if cfg.steps == "events":
+        start = rows[0]
+        events = EventController(study.model, EventSteps(cfg.dt, cfg.dt_fine, fine_after=IMPACT_FINE_AFTER,
+                                                         archive_every=cfg.archive_every),
+                                 [study.contact], cfg.t_end, release_scheme(study, 0.0), fine_scheme)
+
+        def plan(state: State):
+            state = yield from segment(state.t, start.t_end, cfg.dt_fine, release_scheme(study, start.alpha,
+                                                                                        start.modified),
+                                       cfg.archive_every)
+            while (step := events.next_step(state)) is not None:
+                state = yield step
+
+        return Planned(plan), events.spans
+    windows = [Window(w.t_start, w.t_end, cfg.dt_fine if w.step == "fine" else cfg.dt,
+                      release_scheme(study, w.alpha, w.modified), fine=w.step == "fine") for w in rows]
+    uniform = cfg.spec.contact == "theta"
+    corners = [study.contact_index[c] for c in ("O", "A")]
+    controller = WindowSteps(windows, cfg.t_end, [study.contact], watched=[corners],
+                             refine=None if uniform else ImpactRefinement(cfg.dt_fine, fine_scheme, IMPACT_FINE_AFTER),
+                             settle=None if uniform else Settling(POST_IMPACT_CHUNK, POST_IMPACT_MAX),
+                             archive_every=cfg.archive_every)
+    return controller, controller.refinements
+
+
+def run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict], integrator=march,
+                contact_series: ContactRecorder | None = None, watch: CreationWatch | None = None) -> list[dict]:
+    """March the release (:func:`release_steps`) from ``state``, every step recorded into ``rec`` and
+    ``rows`` and followed by the contact's energy watch (:func:`cases.sdnv105_energy_common.watched`).
+    ``integrator``: fem.time.march.march or a stand-in with its signature. Returns the automatic
+    refinements made (the event-driven steps' fine spans)."""
+    cfg = study.config
     if cfg.contact_events_resolved == "located":
         # contacts close and open at their instants (contact.multipliers, closing and release
         # rules): the immediate rules take and give O(dt) energy that depends on where in the step
         # a corner lands or lifts. Release phases only: the preload has no impact.
         study.contact.closing = study.contact.release = "located"
-
-    def advance(phase):
-        nonlocal state, first
-        state = record_steps(rec, watched(study, watch, integrator(study.model, phase, state, [study.contact])), rows,
-                             skip_first=not first,
-                             on_archived=contact_series.record if contact_series is not None else None).state
-        first = False
-
-    def settle(alpha, modified):
-        """Extend a fine window by 1 ms chunks (10 ms at most, not past the next fine window) while
-        a corner's contact status changed during the last millisecond: a block still bouncing
-        on its corner must not be left to coarse steps."""
-        extended = 0.0
-        while extended < POST_IMPACT_MAX and state.t < cfg.t_end - 1e-12:
-            recent = [r for r in rows if r["t"] > state.t - POST_IMPACT_CHUNK - 1e-12]
-            if len({(r["status_O"] != OPEN, r["status_A"] != OPEN) for r in recent}) <= 1:
-                return
-            t1 = min(state.t + POST_IMPACT_CHUNK, cfg.t_end)
-            refinements.append({"from": state.t, "to": t1, "reason": "contact statuses still changing"})
-            advance(release_phase(study, f"settle {state.t:.5f}", state.t, t1, cfg.dt_fine, alpha, modified))
-            extended += POST_IMPACT_CHUNK
-
-    if cfg.steps == "events":
-        # the benchmark's fine start, then fem.time.stepping: fine steps (HHT IMPACT_ALPHA) from before a
-        # predicted impact and for IMPACT_FINE_AFTER after every contact status change, steps
-        # growing to --dt elsewhere
-        start = windows[0]
-        advance(release_phase(study, f"fine {start.t_start:g}-{start.t_end:g}", state.t, start.t_end, cfg.dt_fine,
-                              start.alpha, start.modified))
-        steps = run_with_events(study.model, lambda name, t0, t1, dt, fine: release_phase(
-            study, name, t0, t1, dt, IMPACT_ALPHA if fine else 0.0), state, [study.contact], [study.contact],
-            cfg.t_end, EventSteps(cfg.dt, cfg.dt_fine, fine_after=IMPACT_FINE_AFTER,
-                                  archive_every=cfg.archive_every))
-        return record_steps(rec, watched(study, watch, steps), rows, skip_first=True,
-                            on_archived=contact_series.record if contact_series is not None else None).value or []
-    for k, w in enumerate(windows):
-        if w.step == "uniform":
-            advance(release_phase(study, "release", w.t_start, w.t_end, cfg.dt, 0.0))
-            continue
-        if w.step == "fine":
-            if state.t >= w.t_end - 1e-12:  # already covered by an extension
-                continue
-            advance(release_phase(study, f"fine {w.t_start:g}-{w.t_end:g}", state.t, w.t_end, cfg.dt_fine,
-                                  w.alpha, w.modified))
-            settle(w.alpha, w.modified)
-            continue
-        next_fine = next((v.t_start for v in windows[k + 1:] if v.step == "fine"), np.inf)
-        previous = None
-        while state.t < w.t_end - 1e-12:
-            t_hit = _predicted_impact(study.contact, previous, state.t)
-            if t_hit < 1.5 * cfg.dt and state.t + t_hit < next_fine:
-                t1 = min(state.t + t_hit + IMPACT_FINE_AFTER, w.t_end)
-                refinements.append({"from": state.t, "to": t1, "predicted_impact": state.t + t_hit})
-                logger.info("impact predicted at %.6f s: fine steps %.6f -> %.6f s", state.t + t_hit, state.t, t1)
-                advance(release_phase(study, f"impact {state.t:.5f}", state.t, t1, cfg.dt_fine, IMPACT_ALPHA))
-                settle(IMPACT_ALPHA, False)
-                previous = None
-                continue
-            st = study.contact.state()
-            previous = (np.where(np.isfinite(st.gap), st.gap, np.inf), state.t)
-            advance(release_phase(study, f"{w.step} {state.t:.5f}", state.t, min(state.t + cfg.dt, w.t_end),
-                                  cfg.dt, w.alpha, w.modified))
+    controller, refinements = release_steps(study)
+    phase = release_phase(study, "release", state.t, cfg.t_end, cfg.dt, 0.0)
+    record_steps(rec, watched(study, watch, integrator(study.model, phase, state, [study.contact], controller)), rows,
+                 on_archived=contact_series.record if contact_series is not None else None)
     return refinements

@@ -25,7 +25,8 @@ import numpy as np
 import pytest
 
 from contact.references import rocking
-from fem.time.dynamics import State, integrate
+from fem.time.dynamics import State
+from fem.time.march import march
 from fem.loads.applied import Gravity
 from fem.io.results import read_history
 
@@ -58,7 +59,7 @@ def first_impact(h: dict) -> tuple[float, float]:
     return float(h["t"][k]), float(h["ke"][: k + 1].max())
 
 
-def run(modeling: str, out: Path, capsys, *argv: str, integrator=integrate) -> tuple[int, str, dict]:
+def run(modeling: str, out: Path, capsys, *argv: str, integrator=march) -> tuple[int, str, dict]:
     """The script run in this process: exit code, stderr, summary.json."""
     code = common.run_case(modeling, ["--out", str(out), "--no-paraview", "--quiet", "--force", *argv],
                            integrator=integrator)
@@ -243,8 +244,8 @@ def test_energy_books_that_contradict_the_run_exit_1(tmp_path, capsys):
     potential-energy drop; exit 1, one line on stderr, status complete, energy_check failed in
     summary.json and report.md. The same run integrated as it should passes the check (modeling d,
     0.01 s of release: 100 steps)."""
-    def heavier(model, phase, state, terms):
-        return integrate(model, dataclasses.replace(phase, gravity=Gravity((0.0, -1.05 * G))), state, terms)
+    def heavier(model, phase, state, terms, controller):
+        return march(model, dataclasses.replace(phase, gravity=Gravity((0.0, -1.05 * G))), state, terms, controller)
 
     code, err, s = run("d", tmp_path / "heavier", capsys, "--t-end", "0.01", integrator=heavier)
     assert code == 1

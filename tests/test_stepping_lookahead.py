@@ -54,12 +54,10 @@ def run(h0: float, V: float, g: float, steps: EventSteps, t_end: float):
     model = Model(mesh, {}, point_masses={"P": 1.0})
     shock = ShockSprings(model, node_zone(mesh, "P", RigidPlane((0.0, 0.0), (0.0, 1.0))), ShockLaw(1e6))
 
-    def make_phase(name, t0, t1, dt, fine):
-        return Phase(name, t0, t1, dt, Newmark(), gravity=Gravity((0.0, -g)) if g else None,
-                     constraints=(ImposedDisplacement("P", "x"),))
-
+    phase = Phase("fall", 0.0, t_end, steps.dt, Newmark(), gravity=Gravity((0.0, -g)) if g else None,
+                  constraints=(ImposedDisplacement("P", "x"),))
     state = State(0.0, np.zeros(2), np.array([0.0, -V]))
-    gen = run_with_events(model, make_phase, state, [shock], [shock], t_end, steps)
+    gen = run_with_events(model, phase, state, [shock], [shock], steps)
     times, gaps = [], []
     while True:
         try:

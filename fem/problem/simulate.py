@@ -45,6 +45,7 @@ from fem.stage.phase import ConvergenceError, NewtonSettings, Phase, SingularSys
 from fem.stage.schemes import HHT, Static, Theta
 from fem.time.dynamics import integrate
 from fem.time.interrupt import Interrupted
+from fem.time.march import UniformSteps, march
 from fem.time.stepping import EventSteps, run_with_events
 
 #: the energy books must close to this fraction of the input (or of the largest kinetic energy)
@@ -368,14 +369,12 @@ def _dynamic(assembled: Assembled, stage: BaseMotion | SelfWeight, state: State,
     newton = settings.newton or _newton(assembled)
     alpha_fine = settings.alpha if settings.alpha_fine is None else settings.alpha_fine
 
-    def make_phase(name, t0, t1, dt, fine=False):
-        if problem.scheme_kind == "theta":
-            scheme = Theta(settings.theta)
-        else:
-            scheme = HHT(alpha_fine if fine else settings.alpha, modified_equilibrium=False)
-        return Phase(name, t0, t1, dt, scheme, gravity=g_field, inertial=inertial,
-                     constraints=_supports(supports), friction=None, newton=newton,
-                     archive_every=1 if isinstance(steps, EventSteps) else steps.archive_every)
+    if problem.scheme_kind == "theta":
+        scheme = scheme_fine = Theta(settings.theta)
+    else:
+        scheme, scheme_fine = HHT(settings.alpha, modified_equilibrium=False), HHT(alpha_fine, modified_equilibrium=False)
+    phase = Phase(stage.name, t_start, t_end, steps.dt, scheme, gravity=g_field, inertial=inertial,
+                  constraints=_supports(supports), friction=None, newton=newton)
 
     watch = _Watch(stage, t_start, bodies, pairs, settings)
     spans: list = []
@@ -385,12 +384,12 @@ def _dynamic(assembled: Assembled, stage: BaseMotion | SelfWeight, state: State,
                      gravity=gravity) as rec:
         try:
             if isinstance(steps, EventSteps):
-                generator = run_with_events(model, make_phase, state, assembled.terms, assembled.terms, t_end,
-                                            steps, watch.stop, bodies=settings.step_bodies
-                                            if settings.step_bodies is not None else _moving_bodies(assembled))
+                generator = run_with_events(model, phase, state, assembled.terms, assembled.terms, steps, watch.stop,
+                                            bodies=settings.step_bodies if settings.step_bodies is not None
+                                            else _moving_bodies(assembled), scheme_fine=scheme_fine)
             else:
-                generator = _uniform(model, make_phase(stage.name, t_start, t_end, steps.dt), state,
-                                     assembled.terms, watch.stop)
+                generator = march(model, phase, state, assembled.terms,
+                                  UniformSteps(t_end, steps.dt, scheme, steps.archive_every), stop=watch.stop)
             recorded = record_steps(rec, generator, rows, on_archived=settings.on_archived)
             last, spans = recorded.state, recorded.value or []
         finally:
@@ -408,15 +407,6 @@ def _moving_bodies(assembled: Assembled) -> tuple[str, ...]:
                     else mesh.nodes(s.group).tolist())
     return tuple(b.group for b in assembled.problem.bodies
                  if not held.intersection(assembled.body_nodes[b.label].tolist()))
-
-
-def _uniform(model, phase: Phase, state: State, terms, stop):
-    """integrate() of one phase, stopped at the step where ``stop(result)`` holds (archived)."""
-    for k, result in enumerate(integrate(model, phase, state, terms)):
-        stopped = k > 0 and stop(result)
-        yield replace(result, archived=True) if stopped else result
-        if stopped:
-            return
 
 
 def _add(stats: dict, recorder: RunRecorder) -> None:

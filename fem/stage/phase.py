@@ -107,15 +107,19 @@ class Phase:
             raise ValueError(f"phase {self.name!r}: archive_every must be >= 1")
 
     def times(self) -> np.ndarray:
-        """Step end times (n_steps,) [s], uniform dt with a shorter last step if needed. A remainder
-        shorter than 1e-6 dt (the round-off of a start time reached by adding thousands of steps)
-        lengthens the last step instead of making a step of 1e-14 s, whose Newton matrix
-        (M / (beta dt^2)) is out of the arithmetic's range."""
-        span = self.t_end - self.t_start
-        n = max(1, math.ceil(span / self.dt - 1e-6))
-        t = self.t_start + self.dt * np.arange(1, n + 1)
-        t[-1] = self.t_end
-        return t
+        """Step end times (n_steps,) [s]: :func:`uniform_times` of the phase's window and dt."""
+        return uniform_times(self.t_start, self.t_end, self.dt)
+
+
+def uniform_times(t_start: float, t_end: float, dt: float) -> np.ndarray:
+    """Step end times (n,) [s] of uniform steps ``dt`` from t_start to t_end, the last one shortened
+    to end at t_end. A remainder shorter than 1e-6 dt (the round-off of a start time reached by adding
+    thousands of steps) lengthens the last step instead of making a step of 1e-14 s, whose Newton
+    matrix (M / (beta dt^2)) is out of the arithmetic's range."""
+    n = max(1, math.ceil((t_end - t_start) / dt - 1e-6))
+    t = t_start + dt * np.arange(1, n + 1)
+    t[-1] = t_end
+    return t
 
 
 # ------------------------------------------------------------------------------------ terms

@@ -1,9 +1,7 @@
 """Event-driven time steps: fine steps around contact events, coarse steps in smooth motion.
 
-A run is advanced one step at a time; each step is a one-step :class:`fem.time.dynamics.Phase` built by
-the caller (``make_phase(name, t0, t1, dt, fine)``, so the caller keeps its loads, supports,
-scheme and Newton settings) and integrated from the state the previous step left. Before each step
-the controller chooses its length:
+A stage is marched one step at a time (fem.time.march: its physics resolved once, its forces carried
+from step to step); after each step the controller (:class:`EventController`) chooses the next one:
 
 * **fine** (``dt_fine``) while a fine span is running. A fine span of ``fine_after`` starts
 
@@ -36,13 +34,14 @@ Contact terms are read through ``term.state()`` (``status``: 0 = open, anything 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from fem.time.dynamics import Phase, State, StepResult, integrate
 from fem.model.assembly import Model
+from fem.stage.phase import Phase, State, StepResult
+from fem.time.march import Step, march
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,7 @@ class EventSteps:
             raise ValueError(f"EventSteps: archive_every must be >= 1, got {self.archive_every}")
 
 
-def _gaps_and_closed(terms) -> tuple[np.ndarray, np.ndarray]:
+def gaps_and_closed(terms) -> tuple[np.ndarray, np.ndarray]:
     """Gaps [m] (inf where not finite) and closed flags of every contact node, one state() a term."""
     if not terms:
         return np.zeros(0), np.zeros(0, dtype=bool)
@@ -148,81 +147,94 @@ def error_indicator(beta: float, dt: float, a0: np.ndarray, a1: np.ndarray, bodi
     return abs(beta - 1.0 / 6.0) * dt * dt * max(b.change(a0, a1) for b in bodies)
 
 
-def run_with_events(model: Model, make_phase: Callable[[str, float, float, float, bool], Phase], state: State,
-                    terms: Sequence, contacts: Sequence, t_end: float, steps: EventSteps,
-                    monitor: Callable[[StepResult], bool] | None = None,
-                    bodies: Sequence[str] = ()) -> Iterator[StepResult]:
-    """Integrate from ``state`` to ``t_end`` with steps chosen by ``steps`` (module docstring).
+class EventController:
+    """The step controller of event-driven steps (module docstring; fem.time.march): asked after each
+    step, it reads the contact terms' gaps and statuses and the state's velocity, and chooses the next
+    step (``scheme_fine`` when fine, ``scheme`` otherwise) up to ``t_end``. ``spans``: the fine spans
+    (``{"from", "to", "reason"}``, and ``"predicted_impact"`` [s] for a span started by a predicted
+    closing).
 
-    make_phase(name, t0, t1, dt, fine) -> Phase : one step's phase (its scheme may differ when fine).
+    contacts : the contact terms to watch.  bodies : region names whose rigid motion the error
+    indicator follows (none: no indicator)."""
+
+    def __init__(self, model: Model, steps: EventSteps, contacts: Sequence, t_end: float, scheme,
+                 scheme_fine=None, bodies: Sequence[str] = ()) -> None:
+        self.steps, self.contacts, self.t_end = steps, contacts, t_end
+        self.scheme, self.scheme_fine = scheme, scheme if scheme_fine is None else scheme_fine
+        self.rigid = [RigidMotion.of(model, np.unique(model.mesh.cell_groups[name].connectivity)) for name in bodies]
+        self.spans: list[dict] = []
+        self._fine_until = -math.inf
+        self._dt_last, self._dt_error = steps.dt_fine, steps.dt
+        self._before = None  # (gap, closed, t, v, scheme) at the start of the step being made
+        self._gap_prev = self._closed_prev = self._t_prev = None
+        self._mean_prev = None  # the previous step's mean acceleration (n_dofs,)
+        self._count = 0
+        self._eps = 1e-9 * max(steps.dt_fine, 1e-300)
+
+    def _accepted(self, state: State) -> None:
+        """Take in the step that just ended at ``state``: its gaps, its length, the error indicator."""
+        gap, closed, t, v0, scheme = self._before
+        self._gap_prev, self._closed_prev, self._t_prev = gap, closed, t
+        self._dt_last = dt = state.t - t
+        beta = getattr(scheme, "beta", None)
+        if self.steps.tolerance is not None and self.rigid and beta is not None:
+            mean = (state.v - v0) / dt
+            if self._mean_prev is not None:
+                eta = error_indicator(beta, dt, self._mean_prev, mean, self.rigid)
+                self._dt_error = self.steps.dt if eta <= 0 else 0.9 * dt * (self.steps.tolerance / eta) ** (1.0 / 3.0)
+            self._mean_prev = mean
+
+    def next_step(self, state: State) -> Step | None:
+        steps, eps, t = self.steps, self._eps, state.t
+        if self._before is not None:
+            self._accepted(state)
+        if t >= self.t_end - eps:
+            return None
+        gap, closed = gaps_and_closed(self.contacts)
+        reason, closing_in = None, math.inf
+        if self._closed_prev is not None and closed.shape == self._closed_prev.shape \
+                and np.any(closed != self._closed_prev):
+            reason = "contact status changed"
+        elif self._gap_prev is not None and gap.shape == self._gap_prev.shape:
+            coarse = min(steps.dt, self._dt_last * steps.growth, self._dt_error)
+            closing_in = time_to_closing(self._gap_prev, gap, closed, t - self._t_prev)
+            if closing_in < steps.lookahead * coarse:
+                reason = "impact predicted"
+        if reason is not None:
+            end = t + steps.fine_after
+            if self.spans and self.spans[-1]["to"] >= t - eps:  # extends the span running
+                self.spans[-1]["to"] = max(self.spans[-1]["to"], end)
+            else:
+                self.spans.append({"from": t, "to": end, "reason": reason})
+                if reason == "impact predicted":
+                    self.spans[-1]["predicted_impact"] = t + closing_in
+            self._fine_until = max(self._fine_until, end)
+        fine = t < self._fine_until - eps
+        h = steps.dt_fine if fine else max(steps.dt_fine, min(steps.dt, self._dt_last * steps.growth, self._dt_error))
+        t1 = t + h
+        if t1 > self.t_end - 1e-6 * h:
+            t1 = self.t_end
+        scheme = self.scheme_fine if fine else self.scheme
+        self._before = (gap, closed, t, state.v, scheme)
+        self._count += 1
+        return Step(t1, scheme, self._count % steps.archive_every == 0 or t1 >= self.t_end - eps)
+
+
+def run_with_events(model: Model, phase: Phase, state: State, terms: Sequence, contacts: Sequence,
+                    steps: EventSteps, monitor: Callable[[StepResult], bool] | None = None,
+                    bodies: Sequence[str] = (), scheme_fine=None) -> Iterator[StepResult]:
+    """Integrate ``phase``'s physics (fem.time.march) from ``state`` to ``phase.t_end`` with steps chosen by
+    ``steps`` (:class:`EventController`): ``phase.scheme`` for the coarse steps, ``scheme_fine`` (None:
+    the same) for the fine ones.
+
     terms : force and contact terms of the model.  contacts : the contact terms to watch (a subset).
     monitor(result) -> bool : called after each step; True stops the run there (e.g. overturning).
     bodies : region names whose rigid motion the error indicator follows (none: no indicator).
 
     Yields the initial state once (0 iterations), then one :class:`StepResult` per step, its
-    ``archived`` flag every ``archive_every`` steps and at the end. Returns the list of fine spans
-    as the generator's value (``{"from", "to", "reason"}``, and ``"predicted_impact"`` [s] for a
-    span started by a predicted closing).
+    ``archived`` flag every ``archive_every`` steps and at the end. Returns the fine spans
+    (:attr:`EventController.spans`) as the generator's value.
     """
-    yielded_initial = False
-    fine_until = -math.inf
-    spans: list[dict] = []
-    dt_last = steps.dt_fine
-    dt_error = steps.dt
-    gap_prev = closed_prev = None
-    t_prev = None
-    rigid = [RigidMotion.of(model, np.unique(model.mesh.cell_groups[name].connectivity)) for name in bodies]
-    mean_prev = None  # the previous step's mean acceleration (n_dofs,)
-    count = 0
-    t = state.t
-    eps = 1e-9 * max(steps.dt_fine, 1e-300)
-    while t < t_end - eps:
-        gap, closed = _gaps_and_closed(contacts)
-        reason = None
-        if closed_prev is not None and closed.shape == closed_prev.shape and np.any(closed != closed_prev):
-            reason = "contact status changed"
-        elif gap_prev is not None and gap.shape == gap_prev.shape:
-            coarse = min(steps.dt, dt_last * steps.growth, dt_error)
-            closing_in = time_to_closing(gap_prev, gap, closed, t - t_prev)
-            if closing_in < steps.lookahead * coarse:
-                reason = "impact predicted"
-        if reason is not None:
-            end = t + steps.fine_after
-            if spans and spans[-1]["to"] >= t - eps:  # extends the span running
-                spans[-1]["to"] = max(spans[-1]["to"], end)
-            else:
-                spans.append({"from": t, "to": end, "reason": reason})
-                if reason == "impact predicted":
-                    spans[-1]["predicted_impact"] = t + closing_in
-            fine_until = max(fine_until, end)
-        fine = t < fine_until - eps
-        h = steps.dt_fine if fine else max(steps.dt_fine, min(steps.dt, dt_last * steps.growth, dt_error))
-        t1 = t + h
-        if t1 > t_end - 1e-6 * h:
-            t1 = t_end
-        phase = make_phase(f"{'fine' if fine else 'coarse'} {t:.6f}", t, t1, t1 - t, fine)
-        v0 = state.v
-        for k, result in enumerate(integrate(model, phase, state, terms)):
-            if k == 0:
-                if not yielded_initial:
-                    yielded_initial = True
-                    yield result
-                continue
-            state = result.state
-            count += 1
-            stop = monitor(result) if monitor is not None else False
-            archived = count % steps.archive_every == 0 or state.t >= t_end - eps or stop
-            yield replace(result, archived=archived)
-            if stop:
-                return spans
-        gap_prev, closed_prev, t_prev = gap, closed, t
-        dt_last = t1 - t
-        t = state.t
-        beta = getattr(phase.scheme, "beta", None)
-        if steps.tolerance is not None and rigid and beta is not None:
-            mean = (state.v - v0) / dt_last
-            if mean_prev is not None:
-                eta = error_indicator(beta, dt_last, mean_prev, mean, rigid)
-                dt_error = steps.dt if eta <= 0 else 0.9 * dt_last * (steps.tolerance / eta) ** (1.0 / 3.0)
-            mean_prev = mean
-    return spans
+    controller = EventController(model, steps, contacts, phase.t_end, phase.scheme, scheme_fine, bodies)
+    yield from march(model, phase, state, terms, controller, stop=monitor)
+    return controller.spans

@@ -89,19 +89,21 @@ def _theta_step(ctx, state: State, t1: float, theta: float) -> tuple[State, int]
     return new, it
 
 
+def theta_step(ctx, state: State, t1: float) -> tuple[State, int, int]:
+    """One Moreau-Jean step of the context's phase (its scheme's theta) from ``state`` to ``t1``:
+    (state, iterations, 1), the step function of fem.time.newton.step_with_subdivision."""
+    return (*_theta_step(ctx, state, t1, ctx.phase.scheme.theta), 1)
+
+
 def integrate_theta(model: Model, phase: Phase, state: State, terms: Sequence = ()) -> Iterator[StepResult]:
     """Integrate one phase with the Moreau-Jean theta-method (see the module docstring)."""
-    theta = phase.scheme.theta
     if model.massless_dofs.size:
         raise ValueError(f"phase {phase.name!r}: the Moreau-Jean theta-method needs a mass on every free dof "
                          "(its velocity is a state variable): use a consistent or lumped mass, not a redistributed one")
     ctx, state = start_phase(model, phase, state, terms)
     yield StepResult(phase.name, state, 0, 0, True)
     times = phase.times()
-    def step(c, s, t):
-        return (*_theta_step(c, s, t, theta), 1)
-
     for k, t1 in enumerate(times):
-        state, it, n = step_with_subdivision(ctx, state, float(t1), step)
+        state, it, n = step_with_subdivision(ctx, state, float(t1), theta_step)
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
         yield from progress.deliver(StepResult(phase.name, state, it, n, archived), phase.name, state.t)
