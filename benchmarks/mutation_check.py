@@ -193,6 +193,9 @@ MUTATIONS = (
        "            if self._settled(state.t):\n                break",
        "            if True:\n                break",
        "tests/test_march.py::test_a_fine_window_is_extended_while_the_node_status_changes"),
+    _m("stages: a restart continues from the end of the stage before, not from its state at the start time",
+       "fem/problem/simulate.py", "                state, terms = snapshot", "                _, terms = snapshot",
+       "tests/test_problem_stages.py::test_a_block_tilted_and_released_rocks_as_the_rigid_block"),
     # ---- fem/loads/base_motion.py: table motions
     _m("one-cosine pulse: displacement (1 - cos w t) / w instead of / w^2", "fem/loads/base_motion.py",
        "A * _one_minus_cos_over(w, t, 2)", "A * _one_minus_cos_over(w, t, 1)",
@@ -305,9 +308,9 @@ MUTATIONS = (
     _m("body rotation: positions not taken about the current centroid", "fem/problem/observe.py",
        "x = self.X + d - d.mean(axis=0)", "x = self.X + d",
        "tests/test_problem_api.py::test_body_rotation_recovers_a_rigid_rotation"),
-    _m("base motion: the vertical component left out of the table-frame load", "fem/problem/simulate.py",
-       "inertial = tuple(table_frame_load(h, c, start=t_start) for c, h in stage.components())",
-       "inertial = tuple(table_frame_load(h, c, start=t_start) for c, h in stage.components() if c == 'x')",
+    _m("base motion: the vertical component left out of the table-frame load", "fem/problem/physics.py",
+       "inertial = (tuple(table_frame_load(h, c, start=t_start) for c, h in stage.components())",
+       "inertial = (tuple(table_frame_load(h, c, start=t_start) for c, h in stage.components() if c == 'x')",
        "tests/test_problem_api.py::test_a_vertical_acceleration_moves_the_uplift_threshold"),
 )
 

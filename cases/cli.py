@@ -34,7 +34,7 @@ from pathlib import Path
 
 from cases import problem_file  # noqa: E402
 from cases.sweep import run_study, study_points  # noqa: E402
-from fem.problem import BaseMotion, Preload, simulate  # noqa: E402
+from fem.problem import BaseMotion, Preload, SelfWeight, simulate  # noqa: E402
 from fem.problem.definition import load_mesh  # noqa: E402
 from fem.problem.simulate import ENERGY_LIMIT  # noqa: E402
 from fem.run.lifecycle import (EXIT_FAILED, EXIT_OK, BadInput, CaseParser, add_run_flags, check_resources,  # noqa: E402
@@ -101,7 +101,7 @@ def run_estimate(pf: problem_file.ProblemFile, mesh):
     blocks = [mesh.cell_groups[b.group] for b in pf.problem.bodies if b.group in mesh.cell_groups]
     cells = sum(len(b) for b in blocks)
     per_cell = max((b.connectivity.shape[1] for b in blocks), default=4)
-    duration = sum(s.duration for s in pf.stages if isinstance(s, BaseMotion))
+    duration = sum(s.duration for s in pf.stages if isinstance(s, (BaseMotion, SelfWeight)))
     steps = duration / pf.steps.dt + sum(s.steps for s in pf.stages if isinstance(s, Preload))
     return estimate(len(mesh.points), cells, per_cell, steps)
 

@@ -50,7 +50,6 @@ from dataclasses import asdict
 from pathlib import Path
 
 from fem.time.march import march
-from fem.io.recorder import rows_as_arrays
 # prepare_output is looked up here, by _run_case (tests/test_input_ranges.py patches this module's)
 from fem.run.lifecycle import (EXIT_FAILED, BadInput, Run, check_resources, command_line, execute,
                                prepare_output)
@@ -108,7 +107,7 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
     if config.round_off and output.status == "complete":
         summary["round_off"], ensemble_interrupted = round_off_ensemble(study, summary, integrator)
     summary = record.final(output.status, summary, message=output.failure)
-    R = rows_as_arrays(output.release)
+    R = output.release
     if R or output.tilt is not None:
         write_report(config.out, config, summary)
     if R:

@@ -1,7 +1,7 @@
 """SDNV105 — the energy checks of the release.
 
 During the run, the watch on the energy each contact event creates (fem.stage.energy.CreationWatch,
-:func:`watched`: a run stops at an event that gives back more than its limit) and its report for
+:func:`creation_hook`: a run stops at an event that gives back more than its limit) and its report for
 summary.json (:func:`creation_report`); after it, the energy books' balance (:func:`energy_balance`)
 and their verdict (:func:`energy_check`, ``ENERGY_LIMIT``).
 """
@@ -57,24 +57,19 @@ def _stored_energy(contact) -> float:
                  + 0.5 * law.tangential_stiffness * np.sum(contact.elongation ** 2))
 
 
-def watched(study: Study, watch: CreationWatch | None, steps):
-    """The results of ``steps`` (a step generator; its return value is returned), each one followed,
-    once the caller has recorded it, by the contact's energy watch: raises fem.stage.energy.EnergyCreated,
-    naming the time and the contact node, when a contact event created more than the watch's limit."""
-    if watch is None:
-        return (yield from steps)
-    while True:
-        try:
-            result = next(steps)
-        except StopIteration as done:
-            return done.value
-        yield result
+def creation_hook(study: Study, watch: CreationWatch):
+    """The release's energy watch as a hook after each recorded step (fem.problem.Settings.after_step):
+    raises fem.stage.energy.EnergyCreated, naming the time and the contact node, when a contact event
+    created more than the watch's limit (the step that did is on disk)."""
+    def after(stage: str, result) -> None:
         st, e = study.contact.state(), result.state.energies
         found = watch.observe(result.state.t, e.contact_work + e.friction_work, st.status != OPEN, st.rn, st.gap,
                               getattr(study.contact, "impulsive", False), _stored_energy(study.contact))
         if found is not None:
             raise EnergyCreated(found, watch.limit, contact_node_name(study, found.node),
                                 _creation_remedy(study.config))
+
+    return after
 
 
 def energy_balance(R: dict, P: dict) -> dict:

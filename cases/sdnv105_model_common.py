@@ -12,27 +12,43 @@ from pathlib import Path
 
 import numpy as np
 
-from contact.multipliers import MultiplierContact
-from contact.penalty import ShockLaw, ShockSprings
-from contact.zone import RigidPlane, contact_zone, node_zone
+from contact.laws import Augmented, Lagrange, MoreauJean, Penalty
+from contact.zone import RigidPlane
 from fem.mesh.mesh import Mesh
-from fem.mesh.check import check_mesh
 from fem.mesh.read import read_mesh
 from fem.model.assembly import Model
+from fem.problem import Assembled, Body, Pair, Problem, Support, assemble
 from fem.run.lifecycle import BadInput
-from cases.sdnv105_config_common import Config
+from cases.sdnv105_config_common import Config, G
 
 
 @dataclass
 class Study:
-    """Everything built for a run."""
+    """Everything built for a run: the configuration, the problem (fem.problem: the block, the table,
+    the supports and the contact pair on the mesh's group names) and what it assembles to."""
 
     config: Config
-    mesh: object
-    model: Model
-    contact: object  # MultiplierContact or ShockSprings
+    problem: Problem
+    assembled: Assembled
     contact_index: dict[str, int]  # position of O, A in the contact state arrays
-    warnings: tuple[str, ...] = ()  # suspicious but usable input (printed, not fatal)
+
+    @property
+    def mesh(self):
+        return self.assembled.mesh
+
+    @property
+    def model(self) -> Model:
+        return self.assembled.model
+
+    @property
+    def contact(self):
+        """The contact term (MultiplierContact, ShockSprings; a VelocityContact once d's release began)."""
+        return self.assembled.terms[0]
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Suspicious but usable input (printed, not fatal)."""
+        return self.assembled.warnings
 
 
 def _element(config: Config) -> str:
@@ -84,49 +100,59 @@ def _mesh_for(config: Config, out: Path):
     return read_mesh(path)
 
 
+def problem_of(config: Config, mesh: Mesh) -> Problem:
+    """The modeling as a problem (fem.problem): the block (and for a, c, d the table, DY held on CTGROUND,
+    DX on S1) and one contact pair: CONHAUT on CONBAS with Lagrange multipliers (a, d; d's continued at
+    the velocity level for its release: MoreauJean), the augmented Lagrangian (c), or b's three shock
+    springs O, A, O1 on the rigid floor y = 0 (sdnv105.md §1.4; group SHOCK_NODES added to ``mesh``)."""
+    spec = config.spec
+    bodies = [Body("BLOCK", config.block_material())]
+    supports = []
+    if spec.with_table:
+        bodies.append(Body("GROUN", config.table_material()))
+        supports = [Support("CTGROUND", ("y",)), Support("S1", ("x",))]
+    if spec.contact == "penalty":
+        # modeling b: DIS_CHOC at O, A, O1 against the floor y = 0. Sticking stiffness: the file's
+        # RIGI_TAN = 1e7 N/m makes the released block oscillate on its pivot spring at ~25 Hz (RN(O)
+        # 4181 N, VY(O) -1911 N), which Code_Aster's b values do not show; a sticking spring as stiff as
+        # RIGI_NOR reproduces them (RN(O) 3608 N vs 3604, KE max 7.2826 J at 0.054375 s vs 7.2831 J at
+        # 0.054375 s), so that is the default (--rigi-tan).
+        mesh.node_groups["SHOCK_NODES"] = np.concatenate([mesh.nodes(n) for n in ("O", "O1", "A")])
+        law = Penalty(config.rigi_nor, config.mu, config.amor_nor, config.rigi_tan, config.amor_tan,
+                      tension_allowed=True)
+        pair = Pair("SHOCK_NODES", RigidPlane((0.0, 0.0), (0.0, 1.0)), law, name="base")
+    else:
+        law = (Augmented(config.mu) if spec.contact == "augmented" else MoreauJean(config.mu)
+               if spec.contact == "theta" else Lagrange(config.mu))
+        pair = Pair("CONHAUT", "CONBAS", law, name="base")
+    # the block's contact nodes (CONHAUT) lose their mass with --mass redistributed; the table keeps
+    # its consistent mass: its contact nodes lie one element above its supported base (all its other
+    # nodes are collinear, no affine stencil exists) and the table is 167 times stiffer (README)
+    return Problem(mesh, bodies, supports, [pair], gravity=G, mass=config.mass)
+
+
 def build(config: Config) -> Study:
-    """Mesh, model and contact of a modeling."""
+    """Mesh, problem, model and contact of a modeling (BadInput naming --mesh for a mesh that cannot
+    make the problem: a crack, a floating part, a missing group)."""
     spec = config.spec
     mesh = _mesh_for(config, config.out)
     warnings = []
-    regions = {"BLOCK": config.block_material()}
-    if spec.with_table:
-        regions["GROUN"] = config.table_material()
-    elif "GROUN" in mesh.cell_groups:
+    if not spec.with_table and "GROUN" in mesh.cell_groups:
         warnings.append(f"--mesh {config.mesh}: its table (region GROUN) is ignored: modeling {config.modeling} "
                         f"has no table, the block's corners hit a rigid floor through shock springs")
-    # a crack (unmerged duplicate nodes) or a floating part would make the system singular: refuse
-    # it here, naming the nodes (fem.mesh.check); b's block is held by its three shock springs
-    used = Mesh(mesh.points, {k: v for k, v in mesh.cell_groups.items() if k in regions or v.dim == 1},
-                mesh.node_groups)
+    problem = problem_of(config, mesh)
     try:
-        warnings += check_mesh(used, ("CTGROUND", "S1") if spec.with_table else ("O", "O1", "A"),
-                               (("CONHAUT", "CONBAS"),) if spec.with_table else ())
-    except ValueError as err:
-        raise BadInput(f"--mesh {config.mesh}: {err}" if config.mesh is not None else str(err)) from None
-    redistributed = config.mass == "redistributed"
-    # the block's contact nodes (CONHAUT) lose their mass; the table keeps its consistent mass: its
-    # contact nodes lie one element above its supported base (all its other nodes are collinear, no
-    # affine stencil exists) and the table is 167 times stiffer than the block (README)
-    model = Model(mesh, regions, mass=config.mass, massless=("CONHAUT",) if redistributed else ())
-    if spec.contact == "penalty":
-        # modeling b (sdnv105.md §1.4): DIS_CHOC at O, A, O1 against the floor y = 0. Sticking
-        # stiffness: the file's RIGI_TAN = 1e7 N/m makes the released block oscillate on its pivot
-        # spring at ~25 Hz (RN(O) 4181 N, VY(O) -1911 N), which Code_Aster's b values do not show;
-        # a sticking spring as stiff as RIGI_NOR reproduces them (RN(O) 3608 N vs 3604, KE max
-        # 7.2826 J at 0.054375 s vs 7.2831 J at 0.054375 s), so that is the default (--rigi-tan).
-        law = ShockLaw(normal_stiffness=config.rigi_nor, normal_damping=config.amor_nor,
-                       tangential_stiffness=config.rigi_tan, tangential_damping=config.amor_tan, friction=config.mu)
-        mesh.node_groups["SHOCK_NODES"] = np.concatenate([mesh.nodes(n) for n in ("O", "O1", "A")])
-        zone = node_zone(mesh, "SHOCK_NODES", RigidPlane((0.0, 0.0), (0.0, 1.0)))
-        contact = ShockSprings(model, zone, law)
-    else:
-        zone = contact_zone(mesh, "CONHAUT", "CONBAS")
-        method = "augmented" if spec.contact == "augmented" else "lagrange"
-        contact = MultiplierContact(model, zone, friction=config.mu, method=method)
-    slave = contact.zone.slave
+        assembled = assemble(problem)
+    except BadInput as err:
+        text = str(err).removeprefix("mesh: ")
+        raise BadInput(f"--mesh {config.mesh}: {text}" if config.mesh is not None else text) from None
+    assembled.warnings = tuple(warnings) + tuple(assembled.warnings)
+    term = assembled.terms[0]
+    if hasattr(term, "closing"):
+        term.closing = term.release = "immediate"  # the release's, located or not, is set when it starts
+    slave = term.zone.slave
     contact_index = {name: int(np.flatnonzero(slave == mesh.node(name))[0]) for name in ("O", "A")}
-    return Study(config, mesh, model, contact, contact_index, tuple(warnings))
+    return Study(config, problem, assembled, contact_index)
 
 
 def contact_node_name(study: Study, k: int | None) -> str:

@@ -12,9 +12,11 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
-from fem.time.dynamics import NewtonSettings, Phase, State
 from fem.loads.functions import PiecewiseLinear
-from fem.loads.applied import Gravity, ImposedDisplacement
+from fem.loads.applied import Gravity, ImposedDisplacement, RigidRotation
+from fem.problem import ImposedMotion, Release, SelfWeight, Support, Tilt
+from fem.problem.physics import dynamic_phase
+from fem.stage.phase import NewtonSettings, Phase, State
 from fem.stage.schemes import HHT, Theta
 from cases.sdnv105_config_common import Config, G, TILT_RULES
 from cases.sdnv105_model_common import Study
@@ -95,41 +97,27 @@ def supports(study: Study) -> tuple[ImposedDisplacement, ...]:
     return (ImposedDisplacement("CTGROUND", "y"), ImposedDisplacement("S1", "x"))
 
 
-def self_weight_phase(study: Study) -> Phase:
-    """Self-weight, -1.95 -> -0.825 s (sdnv105.md §1.3): gravity ramped, DX(O1) held (b: DX(O))."""
-    cfg, spec = study.config, study.config.spec
-    anchor = "O" if spec.contact == "penalty" else "O1"  # b holds DX(O), a/c/d DX(O1)
-    newton_sw = NewtonSettings(rela=1e-6, maxi=2e-3 if spec.name != "b" else 2e-4, max_iterations=40)
-    return Phase("self-weight", -1.95, -0.825, 0.0075, HHT(-0.3), gravity=Gravity((0.0, -G), GRAVITY_RAMP),
-                 constraints=supports(study) + (ImposedDisplacement(anchor, "x"),), friction=0.0,
-                 newton=newton_sw, archive_every=cfg.archive_every)
+def anchor(study: Study) -> str:
+    """The base node whose DX the self-weight and the code_aster tilt hold: O1 (b: O)."""
+    return "O" if study.config.spec.contact == "penalty" else "O1"
+
+
+def self_weight_stage(study: Study) -> SelfWeight:
+    """Self-weight, -1.95 -> -0.825 s (sdnv105.md §1.3): gravity ramped, DX(O1) held (b: DX(O)),
+    frictionless; its steps are 7.5 ms with HHT alpha = -0.3 (:func:`stage_steps`)."""
+    spec = study.config.spec
+    newton = NewtonSettings(rela=1e-6, maxi=2e-3 if spec.name != "b" else 2e-4, max_iterations=40)
+    return SelfWeight(GRAVITY_RAMP.times[0], GRAVITY_RAMP.times[-1], -0.825, hold=[Support(anchor(study), ("x",))],
+                      friction=0.0, newton=newton, name="self-weight")
 
 
 @dataclass(frozen=True)
-class RigidTilt:
-    """Component ``component`` (0: x, 1: y) of the displacement [m] of a point turned rigidly,
-    counter-clockwise, by theta(t) = angle * ramp(t) about ``pivot``:
+class RigidTilt(RigidRotation):
+    """The exact rule's imposed rotation of a node (fem.loads.applied.RigidRotation), theta(t) = angle *
+    EXACT_TILT_RAMP(t) by default. Counter-clockwise about the base's left corner O, the top moves
+    towards -x: Code_Aster's push DX(C1) < 0 is the same sense."""
 
-        u(t) = pivot + R(theta(t)) (start - pivot) - reference
-
-    ``start`` is the point's position when the rotation begins (theta = 0), ``reference`` its mesh
-    position X. As the ``function`` of ``ImposedDisplacement(group, component, 1.0, ...)`` it
-    imposes the rigid rotation on a node. Counter-clockwise about the base's left corner O, the top
-    moves towards -x: Code_Aster's push DX(C1) < 0 is the same sense."""
-
-    reference: tuple[float, float]
-    start: tuple[float, float]
-    pivot: tuple[float, float]
-    angle: float
-    component: int
     ramp: Callable[[float], float] = EXACT_TILT_RAMP
-
-    def __call__(self, t: float) -> float:
-        theta = self.angle * self.ramp(t)
-        c, s = math.cos(theta), math.sin(theta)
-        dx, dy = self.start[0] - self.pivot[0], self.start[1] - self.pivot[1]
-        turned = (self.pivot[0] + c * dx - s * dy, self.pivot[1] + s * dx + c * dy)
-        return turned[self.component] - self.reference[self.component]
 
 
 def tilt_nodes(config: Config) -> tuple[str, ...]:
@@ -141,46 +129,37 @@ def tilt_nodes(config: Config) -> tuple[str, ...]:
     return ("C1", "O") if config.spec.contact == "penalty" else ("C1", "O1")
 
 
-def tilt_phase(study: Study, start: State) -> Phase:
-    """Tilt, restarted from the self-weight state ``start`` at -1.05 s, to 0 s (sdnv105.md §1.3),
-    by the rule ``config.tilt_rule_resolved`` (TILT_RULES):
+def tilt_stage(study: Study):
+    """Tilt, restarted from the self-weight state at -1.05 s, to 0 s (sdnv105.md §1.3), by the rule
+    ``config.tilt_rule_resolved`` (TILT_RULES); steps of 7.5 ms with HHT alpha = -0.6:
 
     * ``code_aster``: DX(C1) = -tilt * height * TILT_RAMP(t), DX(O1) held at 0 (b: DX(O)), the other
-      components free: Code_Aster's small-angle push. It turns the block's axis by asin(tilt), not
-      tilt, and, TILT_RAMP being 0.0525 at -1.05 s, its first step pushes C1 by 0.0525 * tilt *
-      height at once: harmless at 0.01 rad (the benchmark), at 0.1 rad the kick sets the block
-      bouncing on its corner for the whole tilt (README);
+      components free (an :class:`fem.problem.ImposedMotion`): Code_Aster's small-angle push. It turns
+      the block's axis by asin(tilt), not tilt, and, TILT_RAMP being 0.0525 at -1.05 s, its first step
+      pushes C1 by 0.0525 * tilt * height at once: harmless at 0.01 rad (the benchmark), at 0.1 rad the
+      kick sets the block bouncing on its corner for the whole tilt (README);
     * ``exact``: both components of the nodes of :func:`tilt_nodes` follow the rigid rotation by
-      theta(t) = tilt * EXACT_TILT_RAMP(t) of their position in ``start`` about O's position in
-      ``start`` (:class:`RigidTilt`); the rest of the block follows elastically. Newton: RESI_GLOB_RELA
+      theta(t) = tilt * EXACT_TILT_RAMP(t) of their position at -1.05 s about O's position then (a
+      :class:`fem.problem.Tilt`); the rest of the block follows elastically. Newton: RESI_GLOB_RELA
       1e-5 only: the block's internal force at a rigid rotation of the reference mesh is not zero but
       2e-4 N (0.01 rad) to 6e-4 N (0.3 rad) of round-off (E = 6e11 Pa on 2 cm wide elements), above
       the benchmark's RESI_GLOB_MAXI 1e-4 N, which the code_aster rule keeps."""
     cfg, spec = study.config, study.config.spec
+    friction = spec.tilt_friction if spec.tilt_friction == 0.0 else cfg.mu
+    if cfg.tilt_rule_resolved == "code_aster":
+        motions = (ImposedDisplacement(anchor(study), "x"),
+                   ImposedDisplacement("C1", "x", -cfg.tilt_angle * cfg.height, TILT_RAMP))
+        return ImposedMotion(0.0, motions, start=TILT_START, friction=friction,
+                             newton=NewtonSettings(rela=1e-5, maxi=1e-4, max_iterations=30), name="tilt")
+    return Tilt(0.0, cfg.tilt_angle, tilt_nodes(cfg), "O", EXACT_TILT_RAMP, start=TILT_START, friction=friction,
+                newton=NewtonSettings(rela=1e-5, max_iterations=30), name="tilt")
+
+
+def tilt_phase(study: Study, start: State) -> Phase:
+    """The tilt's phase from the restart state ``start`` (:func:`tilt_stage`, fem.problem.physics)."""
     if not math.isclose(start.t, TILT_START, abs_tol=1e-9):
         raise ValueError(f"the tilt restarts from the self-weight state at {TILT_START} s, got t = {start.t} s")
-    if cfg.tilt_rule_resolved == "code_aster":
-        anchor = "O" if spec.contact == "penalty" else "O1"  # b holds DX(O), a/c/d DX(O1)
-        imposed = (ImposedDisplacement(anchor, "x"),
-                   ImposedDisplacement("C1", "x", -cfg.tilt_angle * cfg.height, TILT_RAMP))
-        newton = NewtonSettings(rela=1e-5, maxi=1e-4, max_iterations=30)
-    else:
-        mesh, u = study.mesh, start.u.reshape(-1, 2)
-        o = mesh.node("O")
-        pivot = tuple(float(x) for x in mesh.points[o, :2] + u[o])
-        imposed = ()
-        for name in tilt_nodes(cfg):
-            k = mesh.node(name)
-            reference = tuple(float(x) for x in mesh.points[k, :2])
-            position = tuple(float(x) for x in mesh.points[k, :2] + u[k])
-            imposed += tuple(ImposedDisplacement(name, axis, 1.0, RigidTilt(reference, position, pivot,
-                                                                            cfg.tilt_angle, c))
-                             for c, axis in enumerate("xy"))
-        newton = NewtonSettings(rela=1e-5, max_iterations=30)
-    return Phase("tilt", TILT_START, 0.0, 0.0075, HHT(-0.6), gravity=Gravity((0.0, -G), GRAVITY_RAMP),
-                 constraints=supports(study) + imposed,
-                 friction=spec.tilt_friction if spec.tilt_friction == 0.0 else cfg.mu,
-                 newton=newton, archive_every=cfg.archive_every)
+    return dynamic_phase(study.assembled, tilt_stage(study), start, study.config.spec.newton_release, HHT(-0.6))
 
 
 def tilt_check(study: Study, start: dict, end: dict, state: State) -> dict:
@@ -247,3 +226,9 @@ def release_windows(study: Study) -> list[Window]:
     else:
         rows = SCHEDULES[cfg.modeling]
     return list(schedule(rows, cfg.t_end))
+
+
+def release_stage(study: Study) -> Release:
+    """The free rocking from rest at 0 s to --t-end: constant gravity, friction mu, the modeling's Newton."""
+    cfg = study.config
+    return Release(cfg.t_end, friction=cfg.mu, newton=cfg.spec.newton_release, name="release")

@@ -1,83 +1,84 @@
-"""SDNV105 — the release loop: how the free rocking is stepped (:func:`run_release`).
+"""SDNV105 — how the stages are stepped (:func:`stage_steps`).
 
-The benchmark's windows (fine steps around its impacts, coarse between, fine steps added where an
-impact is predicted and extended while a corner still bounces: fem.time.windows), fem.time.stepping's
-event-driven steps, or d's uniform steps; the release marched as one stage (fem.time.march), every step
-recorded and followed by the energy watch.
+The self-weight and the tilt in steps of 7.5 ms (HHT alpha -0.3 and -0.6, sdnv105.md §1.3); the free
+rocking in the benchmark's windows (fine steps around its impacts, coarse between, fine steps added
+where an impact is predicted and extended while a corner still bounces: fem.problem.Windows), in
+fem.time.stepping's event-driven steps after the benchmark's fine start (:class:`FineStartThenEvents`),
+or, for d, in uniform steps of --dt with the theta-scheme.
 """
 from __future__ import annotations
 
-from contact.output import ContactRecorder
-from fem.stage.energy import CreationWatch
-from fem.stage.phase import State
-from fem.io.recorder import RunRecorder, record_steps
-from fem.time.march import Planned, march, segment
-from fem.time.stepping import EventController, EventSteps
-from fem.time.windows import ImpactRefinement, Settling, Window, WindowSteps
-from cases.sdnv105_energy_common import watched
+from dataclasses import dataclass
+
+from fem.problem import EventSteps, Uniform, Windows
+from fem.problem.steps import scheme
+from fem.time.march import Planned, segment
+from fem.time.stepping import EventController
 from cases.sdnv105_model_common import Study
-from cases.sdnv105_phases_common import release_phase, release_scheme, release_windows
+from cases.sdnv105_phases_common import release_windows
 
 
 IMPACT_FINE_AFTER = 3e-3  # s of fine steps after a predicted impact
 IMPACT_ALPHA = -0.2  # HHT alpha of the automatic impact windows (benchmark a, c)
-POST_IMPACT_CHUNK = 1e-3  # s: fine-step extensions while contact statuses still change
-POST_IMPACT_MAX = 10e-3
+STAGE_DT = 0.0075  # s: the self-weight's and the tilt's steps
 
 
-def release_steps(study: Study):
-    """The release's step controller (fem.time.march) and the list its refinements are appended to.
+@dataclass(frozen=True)
+class FineStartThenEvents:
+    """The release's event-driven steps (Config.steps "events"): the benchmark's fine start (steps of
+    ``dt_fine`` to ``start_end`` with HHT ``start_alpha``), then fem.time.stepping's steps: fine steps
+    with HHT ``fine_alpha`` from before a predicted impact and for 3 ms after every contact status
+    change, steps growing to ``dt`` (HHT ``alpha``) elsewhere. A steps spec of fem.problem.steps."""
 
-    The benchmark's windows (:func:`cases.sdnv105_phases_common.release_windows`) as
-    fem.time.windows.WindowSteps: in coarse windows, when an open node is predicted to close within
-    1.5 coarse steps and before the next fine window starts, fine steps with alpha = -0.2 run until
-    3 ms after the predicted impact; after a fine window or such a refinement, fine steps go on by
-    1 ms (10 ms at most) while the status of corner O or A changed in the last millisecond. With
-    event-driven steps (Config.steps), the fine start, then fem.time.stepping's steps (fine steps with
-    alpha = -0.2 from before a predicted impact and for 3 ms after every contact status change,
-    steps growing to --dt elsewhere). d: uniform steps of --dt."""
-    cfg = study.config
-    rows = release_windows(study)
-    fine_scheme = release_scheme(study, IMPACT_ALPHA)
-    if cfg.steps == "events":
-        start = rows[0]
-        events = EventController(study.model, EventSteps(cfg.dt, cfg.dt_fine, fine_after=IMPACT_FINE_AFTER,
-                                                         archive_every=cfg.archive_every),
-                                 [study.contact], cfg.t_end, release_scheme(study, 0.0), fine_scheme)
+    start_end: float
+    start_alpha: float
+    start_modified: bool
+    dt: float
+    dt_fine: float
+    alpha: float
+    fine_alpha: float
+    archive_every: int
 
-        def plan(state: State):
-            state = yield from segment(state.t, start.t_end, cfg.dt_fine, release_scheme(study, start.alpha,
-                                                                                        start.modified),
-                                       cfg.archive_every)
+    def controller(self, assembled, settings, t_end: float, bodies=()):
+        start = scheme(assembled, settings, self.start_alpha, self.start_modified)
+        events = EventController(assembled.model, EventSteps(self.dt, self.dt_fine, fine_after=IMPACT_FINE_AFTER,
+                                                             archive_every=self.archive_every),
+                                 assembled.terms, t_end, scheme(assembled, settings, self.alpha),
+                                 scheme(assembled, settings, self.fine_alpha))
+
+        def plan(state):
+            state = yield from segment(state.t, self.start_end, self.dt_fine, start, self.archive_every)
             while (step := events.next_step(state)) is not None:
                 state = yield step
 
-        return Planned(plan), events.spans
-    windows = [Window(w.t_start, w.t_end, cfg.dt_fine if w.step == "fine" else cfg.dt,
-                      release_scheme(study, w.alpha, w.modified), fine=w.step == "fine") for w in rows]
-    uniform = cfg.spec.contact == "theta"
-    corners = [study.contact_index[c] for c in ("O", "A")]
-    controller = WindowSteps(windows, cfg.t_end, [study.contact], watched=[corners],
-                             refine=None if uniform else ImpactRefinement(cfg.dt_fine, fine_scheme, IMPACT_FINE_AFTER),
-                             settle=None if uniform else Settling(POST_IMPACT_CHUNK, POST_IMPACT_MAX),
-                             archive_every=cfg.archive_every)
-    return controller, controller.refinements
+        planned = Planned(plan)
+        planned.spans = events.spans
+        return planned, start
 
 
-def run_release(study: Study, state: State, rec: RunRecorder, rows: list[dict], integrator=march,
-                contact_series: ContactRecorder | None = None, watch: CreationWatch | None = None) -> list[dict]:
-    """March the release (:func:`release_steps`) from ``state``, every step recorded into ``rec`` and
-    ``rows`` and followed by the contact's energy watch (:func:`cases.sdnv105_energy_common.watched`).
-    ``integrator``: fem.time.march.march or a stand-in with its signature. Returns the automatic
-    refinements made (the event-driven steps' fine spans)."""
+def _alpha(study: Study, alpha: float) -> float:
+    """--alpha, when given, in every window of the release."""
+    return alpha if study.config.alpha is None else study.config.alpha
+
+
+def release_steps(study: Study):
+    """The release's steps spec (module docstring)."""
     cfg = study.config
-    if cfg.contact_events_resolved == "located":
-        # contacts close and open at their instants (contact.multipliers, closing and release
-        # rules): the immediate rules take and give O(dt) energy that depends on where in the step
-        # a corner lands or lifts. Release phases only: the preload has no impact.
-        study.contact.closing = study.contact.release = "located"
-    controller, refinements = release_steps(study)
-    phase = release_phase(study, "release", state.t, cfg.t_end, cfg.dt, 0.0)
-    record_steps(rec, watched(study, watch, integrator(study.model, phase, state, [study.contact], controller)), rows,
-                 on_archived=contact_series.record if contact_series is not None else None)
-    return refinements
+    rows = release_windows(study)
+    if cfg.spec.contact == "theta":  # d: uniform steps, no windows (impacts are first-order events)
+        return Uniform(cfg.dt, cfg.archive_every, theta=cfg.theta)
+    if cfg.steps == "events":
+        start = rows[0]
+        return FineStartThenEvents(start.t_end, _alpha(study, start.alpha), start.modified, cfg.dt, cfg.dt_fine,
+                                   _alpha(study, 0.0), _alpha(study, IMPACT_ALPHA), cfg.archive_every)
+    return Windows([(w.t_start, w.t_end, cfg.dt_fine if w.step == "fine" else cfg.dt, _alpha(study, w.alpha),
+                     w.step == "fine", w.modified) for w in rows],
+                   refine_dt=cfg.dt_fine, refine_alpha=_alpha(study, IMPACT_ALPHA), refine_after=IMPACT_FINE_AFTER,
+                   watch=("O", "A"), archive_every=cfg.archive_every)
+
+
+def stage_steps(study: Study) -> dict:
+    """Every stage's steps spec, by stage name (fem.problem.Settings.steps)."""
+    archive = study.config.archive_every
+    return {"self-weight": Uniform(STAGE_DT, archive, alpha=-0.3), "tilt": Uniform(STAGE_DT, archive, alpha=-0.6),
+            "release": release_steps(study)}

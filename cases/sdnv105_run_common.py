@@ -1,38 +1,41 @@
-"""SDNV105 — the run: self-weight, tilt and release integrated and recorded (:func:`run`).
+"""SDNV105 — the run: self-weight, tilt and release as stages of the problem API (:func:`run`).
 
-The histories (selfweight_history.csv, tilt_history.csv, history.csv with the contact columns of O
-and A) and ParaView series are written as the run goes; a Newton failure, a failed tilt, energy
-created at a contact event or a signal ends it with everything before on disk (:class:`RunOutput`).
+The block settles under its weight (a SelfWeight stage to -0.825 s), is tilted from its state at
+-1.05 s (an ImposedMotion or a Tilt restarted there, to 0 s), and released at rest (a Release to
+--t-end), each stage stepped as the benchmark says (cases.sdnv105_release_common) by
+fem.problem.run_stages. The histories (selfweight_history.csv, tilt_history.csv, history.csv with
+the contact columns of O and A) and ParaView series are written as the run goes; a Newton failure, a
+failed tilt (checked between the tilt and the release), energy created at a contact event or a signal
+ends it with everything before on disk (:class:`RunOutput`).
 """
 from __future__ import annotations
 
-import copy
-import math
 import time
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, replace
 
-from contact.impacts import velocity_contact_from
+import numpy as np
+
 from contact.output import ContactRecorder
-from fem.time.dynamics import ConvergenceError, State, StepResult, integrate
-from fem.time.march import march
-from fem.stage.energy import CreationWatch, EnergyCreated
-from fem.io.recorder import NodeProbe, RunRecorder, add_run_statistics, record_steps, timed_steps
+from fem.io.recorder import NodeProbe
+from fem.problem import Settings, run_stages
+from fem.stage.energy import CreationWatch
 from fem.time.interrupt import Interrupted
-from cases.sdnv105_energy_common import creation_report
+from fem.time.march import march
+from cases.sdnv105_energy_common import creation_hook, creation_report
 from cases.sdnv105_model_common import Study
-from cases.sdnv105_phases_common import TILT_START, self_weight_phase, tilt_check, tilt_failure, tilt_phase
-from cases.sdnv105_release_common import run_release
+from cases.sdnv105_phases_common import (TILT_START, release_stage, self_weight_stage, tilt_check, tilt_failure,
+                                         tilt_stage)
+from cases.sdnv105_release_common import stage_steps
 from cases.sdnv105_rigid_common import rigid_potential_drop
 
 
 @dataclass
 class RunOutput:
-    """Per-step rows of the release (t = 0 at release) and of the self-weight phase (the tilt's
-    are in tilt_history.csv)."""
+    """The columns of the release (t = 0 at release) and of the self-weight stage (the tilt's are in
+    tilt_history.csv), each name -> (n,) array."""
 
-    release: list[dict]
-    preload: list[dict]
+    release: dict
+    preload: dict
     stats: dict
     failure: str | None = None
     interrupted: Interrupted | None = None  # the signal that stopped the run, if one did
@@ -44,97 +47,92 @@ class RunOutput:
         return "interrupted" if self.interrupted else "failed" if self.failure else "complete"
 
 
-def _contact_columns(study: Study) -> tuple[list[str], Callable[[StepResult], dict]]:
-    columns = [f"{q}_{n}" for n in ("O", "A") for q in ("rn", "rt", "rx", "ry", "gap", "slip", "status")]
-    idx = study.contact_index
+@dataclass
+class ContactColumns:
+    """History columns of the contact at its nodes O and A: RN, RT, their x, y components, gap, slip
+    and status (an observer of fem.problem.Settings)."""
 
-    def extra(result: StepResult) -> dict:
-        st = study.contact.state()
+    study: Study
+
+    def columns(self) -> list[str]:
+        return [f"{q}_{n}" for n in ("O", "A") for q in ("rn", "rt", "rx", "ry", "gap", "slip", "status")]
+
+    def observe(self, result) -> dict:
+        st = self.study.contact.state()
         force = st.force
         row = {}
-        for name, k in idx.items():
+        for name, k in self.study.contact_index.items():
             row.update({f"rn_{name}": st.rn[k], f"rt_{name}": st.rt[k], f"rx_{name}": force[k, 0],
                         f"ry_{name}": force[k, 1], f"gap_{name}": st.gap[k], f"slip_{name}": st.slip[k],
                         f"status_{name}": float(st.status[k])})
         return row
 
-    return columns, extra
+
+def _probes() -> tuple[NodeProbe, ...]:
+    return (NodeProbe("dy_O", "O", "u", "y"), NodeProbe("dy_A", "A", "u", "y"), NodeProbe("vy_O", "O", "v", "y"),
+            NodeProbe("vy_A", "A", "v", "y"), NodeProbe("dx_C1", "C1", "u", "x"), NodeProbe("dy_C1", "C1", "u", "y"))
 
 
-def _probes() -> list[NodeProbe]:
-    return [NodeProbe("dy_O", "O", "u", "y"), NodeProbe("dy_A", "A", "u", "y"), NodeProbe("vy_O", "O", "v", "y"),
-            NodeProbe("vy_A", "A", "v", "y"), NodeProbe("dx_C1", "C1", "u", "x"), NodeProbe("dy_C1", "C1", "u", "y")]
+def _row(columns: dict, k: int) -> dict:
+    return {name: float(values[k]) for name, values in columns.items()}
+
+
+def _add(stats: dict, outcome) -> None:
+    for key in ("steps", "newton_iterations", "subdivisions", "stepping_s"):
+        stats[key] = stats.get(key, 0) + outcome.stats.get(key, 0)
 
 
 def run(study: Study, integrator=march) -> RunOutput:
-    """All phases: self-weight (recorded to -0.825 s), tilt restarted from the state at -1.05 s,
+    """All stages: self-weight (recorded to -0.825 s), tilt restarted from the state at -1.05 s,
     release at rest at t = 0, free rocking. Histories and ParaView series are written as the run
-    goes; a failure is reported in the output (everything before it is on disk)."""
+    goes; a failure is reported in the output (everything before it is on disk). ``integrator``:
+    what marches a stage (fem.time.march.march or a stand-in with its signature)."""
     cfg = study.config
-    out = cfg.out
-    columns, extra = _contact_columns(study)
     t0 = time.perf_counter()
-    preload_rows, release_rows = [], []
     stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0, "stepping_s": 0.0}
-    self_weight = self_weight_phase(study)
-    failure = interrupted = tilt = None
-
-    def recorder(name):
-        return RunRecorder(study.model, out, _probes(), history_name=f"{name}_history", series_name=name,
-                           kinetic_group="BLOCK", write_series=cfg.paraview, extra_columns=columns, extra=extra)
-
-    snapshot = tilted = watch = None
-    refinements: list[dict] = []
-    try:
-        with recorder("selfweight") as sw:
-            try:
-                for result in timed_steps(sw, integrate(study.model, self_weight,
-                                                        State.at_rest(study.model.n_dofs, -1.95), [study.contact])):
-                    preload_rows.append(sw.record(result))
-                    if snapshot is None and math.isclose(result.state.t, TILT_START, abs_tol=1e-9):
-                        # the tilt restarts from here (sdnv105.md §1.3): keep the contact state too
-                        snapshot = (result.state, copy.deepcopy(study.contact, {id(study.model): study.model,
-                                                                               id(study.mesh): study.mesh}),
-                                    preload_rows[-1])
-            finally:
-                add_run_statistics(stats, sw)
-        state, study.contact, start_row = snapshot
-        tilt_rows: list[dict] = []
-        with recorder("tilt") as tl:
-            try:
-                tilted = record_steps(tl, integrate(study.model, tilt_phase(study, state), state, [study.contact]),
-                                      tilt_rows, skip_first=True).state
-            finally:
-                add_run_statistics(stats, tl)
-        tilt = tilt_check(study, start_row, tilt_rows[-1], tilted)
+    settings = Settings(steps=stage_steps(study), probes=_probes(), kinetic_group="BLOCK", paraview=cfg.paraview,
+                        observers=(ContactColumns(study),), body_watches=(), march=integrator,
+                        histories={"self-weight": "selfweight_history", "tilt": "tilt_history"})
+    failure = interrupted = tilt = watch = None
+    release: dict = {}
+    before = run_stages(study.assembled, [self_weight_stage(study), tilt_stage(study)], cfg.out, settings)
+    _add(stats, before)
+    preload = before.histories.get("self-weight", {})
+    if before.status != "complete":
+        failure, interrupted = f"preload: {before.message}", before.interrupted
+    else:
+        tilted = before.histories["tilt"]
+        start = _row(preload, int(np.argmin(np.abs(preload["t"] - TILT_START))))
+        tilt = tilt_check(study, start, _row(tilted, -1), before.state)
         if not tilt["passed"]:
             failure = tilt_failure(tilt)
-    except ConvergenceError as err:
-        failure = f"preload: {err}"
-    except Interrupted as stop:
-        failure, interrupted = f"preload: {stop}", stop
+    refinements: list = []
     if failure is None:
         watch = CreationWatch(rigid_potential_drop(cfg), cfg.creation_limit)
-        with RunRecorder(study.model, out, _probes(), kinetic_group="BLOCK", write_series=cfg.paraview,
-                         extra_columns=columns, extra=extra) as rec:
-            try:
-                if cfg.spec.contact == "theta":
-                    study.contact = velocity_contact_from(study.contact)
-                # contact nodes as their own ParaView point set: status, gap, RN, RT, RX, RY, slip
-                contact_series = (ContactRecorder(study.mesh, {"base": study.contact}, out, history=False)
-                                  if cfg.paraview else None)
-                try:
-                    refinements = run_release(study, tilted.released(0.0), rec, release_rows, integrator,
-                                               contact_series, watch)
-                finally:
-                    if contact_series is not None:
-                        contact_series.close()
-            except (ConvergenceError, EnergyCreated) as err:
-                failure = f"release: {err}"
-            except Interrupted as stop:
-                failure, interrupted = f"release: {stop}", stop
-            add_run_statistics(stats, rec)
+        if cfg.contact_events_resolved == "located" and hasattr(study.contact, "closing"):
+            # contacts close and open at their instants (contact.multipliers, closing and release
+            # rules): the immediate rules take and give O(dt) energy that depends on where in the step
+            # a corner lands or lifts. The release only: the preload has no impact.
+            study.contact.closing = study.contact.release = "located"
+        # contact nodes as their own ParaView point set: status, gap, RN, RT, RX, RY, slip (d's term is
+        # the velocity-level one once the release starts: the recorder reads the current term)
+        series = ContactRecorder(study.mesh, {"base": study.contact}, cfg.out, history=False) if cfg.paraview else None
+
+        def archived(t, u):
+            series.terms["base"] = study.contact
+            series.record(t, u)
+
+        after = run_stages(study.assembled, [release_stage(study)], cfg.out,
+                           replace(settings, after_step=(creation_hook(study, watch),),
+                                   on_archived={"release": archived} if series is not None else None),
+                           state=before.state)
+        if series is not None:
+            series.close()
+        _add(stats, after)
+        release, refinements = after.histories.get("release", {}), after.spans
+        if after.status != "complete":
+            failure, interrupted = f"release: {after.message}", after.interrupted
     stats["wall_s"] = time.perf_counter() - t0
     stats["automatic_refinements"] = refinements
-    return RunOutput(release_rows, preload_rows, stats, failure, interrupted, tilt,
+    return RunOutput(release, preload, stats, failure, interrupted, tilt,
                      creation_report(study, watch) if watch is not None else None)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
-from fem.io.recorder import rows_as_arrays
 from cases.sdnv105_checks_common import detect_impacts, evaluate_checks, rigid_checks
 from cases.sdnv105_config_common import Config, friction_demand
 from cases.sdnv105_energy_common import energy_balance, energy_check
@@ -23,7 +22,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
     (Code_Aster's tests for the benchmark configuration, the rigid block recomputed for this run's
     parameters for a custom one), impacts, energy balance, rigid-body reference, run statistics."""
     cfg = study.config
-    R, P = rows_as_arrays(output.release), rows_as_arrays(output.preload)
+    R, P = output.release, output.preload
     summary = {"modeling": cfg.modeling, "config": {k: (str(v) if isinstance(v, Path) else v)
                                                     for k, v in asdict(cfg).items()},
                "departures": cfg.departures(), "run": output.stats, "failure": output.failure}

@@ -95,13 +95,16 @@ class Augmented:
 class Penalty:
     """Penalty shock springs at the slave nodes (Code_Aster DIS_CHOC, material DIS_CONTACT):
     ``normal_stiffness`` RIGI_NOR [N/m] (> 0), ``normal_damping`` AMOR_NOR [N s/m],
-    ``tangential_stiffness`` RIGI_TAN [N/m], ``tangential_damping`` AMOR_TAN [N s/m], ``mu`` COULOMB."""
+    ``tangential_stiffness`` RIGI_TAN [N/m], ``tangential_damping`` AMOR_TAN [N s/m], ``mu`` COULOMB;
+    ``tension_allowed``: the element acts while the node penetrates even when its damper pulls
+    (contact.penalty.ShockLaw; SDNV105 b's), else it carries compression only."""
 
     normal_stiffness: float
     mu: float = 0.0
     normal_damping: float = 0.0
     tangential_stiffness: float = 0.0
     tangential_damping: float = 0.0
+    tension_allowed: bool = False
     scheme = "newmark"
 
     def __post_init__(self) -> None:
@@ -111,7 +114,7 @@ class Penalty:
 
     def build(self, model, slave: str, master, located: bool = False) -> ShockSprings:
         law = ShockLaw(self.normal_stiffness, self.normal_damping, self.tangential_stiffness,
-                       self.tangential_damping, self.mu, tension_allowed=False)
+                       self.tangential_damping, self.mu, tension_allowed=self.tension_allowed)
         return ShockSprings(model, zone_of(model, slave, master), law)
 
 

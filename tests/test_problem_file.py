@@ -9,6 +9,8 @@ vertical sine pulse, with coarse steps (10 ms, 1 ms through events): a run takes
 * mistakes: each refused with one line naming the file, the key and its line (the library's own
   refusals too, and the overrides' naming the override); as ``rockfem run`` subprocesses, exit 2 with
   that line on stderr and no output folder;
+* a self-weight stage (fem.problem.SelfWeight): read with its hold, its mistakes refused the same way, and a
+  file of one held self-weight run by fem.simulate to the bodies at rest: the base's reaction is their weight;
 * ``rockfem run`` of the good file: exit 0, summary.json complete, report.md, history.csv;
   ``rockfem sweep`` over two values of a key: two complete rows holding the two values.
 """
@@ -33,7 +35,8 @@ from contact.zone import RigidPlane
 from fem.constants import GRAVITY
 from fem.loads import base_motion as bm
 from fem.model.material import ElasticMaterial
-from fem.problem import EventSteps, Outcome, Uniform
+from fem.problem import EventSteps, Outcome, SelfWeight, Support, Uniform, simulate
+from fem.problem.definition import load_mesh
 from fem.ranges import BadInput
 from fem.studies import sweep
 from cases import cli, problem_file
@@ -312,6 +315,9 @@ def test_overrides_apply_in_order_and_a_missing_entry_or_key_is_refused_naming_t
 
 # ----------------------------------------------------------------------------------- mistakes
 PRELOAD = '[[stages]]\nkind = "preload"\nsteps = 4\n\n'
+#: a self-weight stage in place of the preload, held in x on the plinth's base (fem.problem.SelfWeight)
+SELF_WEIGHT = ('[[stages]]\nkind = "self_weight"\nstart = -1.0\nramp_end = -0.8\nend = 0\n'
+               'hold = [{ group = "PLINTH_BOTTOM", components = ["x"] }]\n\n')
 MISTAKES = [  # id, edits of GOOD, the key, a marker of its line (None: no line), words
     ("unknown key", [("mu = 0.7", "muu = 0.7")], "pairs[0].muu", "muu",
      "unknown key (known: slave, master, plane, law, mu, name)"),
@@ -354,6 +360,23 @@ MISTAKES = [  # id, edits of GOOD, the key, a marker of its line (None: no line)
      "expected a table"),
     ("no stages", [(PRELOAD, ""), ("[[stages]]", "[[stagez]]")], "stagez", "stagez", "unknown key"),
     ("TOML syntax", [("mu = 0.7", "mu = 0.7 0.8")], None, "mu = 0.7 0.8", "not valid TOML: "),
+    ("self-weight unknown key", [(PRELOAD, SELF_WEIGHT), ("end = 0\n", "end = 0\nduration = 1.0\n")],
+     "stages[0].duration", "duration", "unknown key (known: kind, name, start, ramp_end, end, hold)"),
+    ("self-weight end a string", [(PRELOAD, SELF_WEIGHT), ("end = 0\n", 'end = "soon"\n')], "stages[0].end", "soon",
+     'expected a number, got "soon"'),
+    ("self-weight end missing", [(PRELOAD, SELF_WEIGHT), ("end = 0\n", "")], "stages[0].end", "[[stages]]",
+     "missing (expected a number)"),
+    ("self-weight start not before ramp_end (SelfWeight)", [(PRELOAD, SELF_WEIGHT), ("start = -1.0", "start = -0.5")],
+     "stages[0].ramp_end", "ramp_end =",
+     "start before ramp_end and before end [s] needed, got start -0.5, ramp_end -0.8, end 0.0"),
+    ("self-weight ends before it starts (SelfWeight)", [(PRELOAD, SELF_WEIGHT), ("end = 0\n", "end = -2\n")],
+     "stages[0].end", "end = -2", "needed, got start -1.0, ramp_end -0.8, end -2.0"),
+    ("self-weight hold component", [(PRELOAD, SELF_WEIGHT), ('components = ["x"]', 'components = ["z"]')],
+     "stages[0].hold[0].components", "hold =", 'expected ["x"], ["y"] or ["x", "y"], got ["z"]'),
+    ("self-weight hold key", [(PRELOAD, SELF_WEIGHT), ('group = "PLINTH_BOTTOM", ', 'grp = "PLINTH_BOTTOM", ')],
+     "stages[0].hold[0].grp", "hold =", "unknown key (known: group, components)"),
+    ("stage kind", [('kind = "preload"', 'kind = "self-weight"')], "stages[0].kind", "self-weight",
+     'expected one of "preload", "self_weight", "base_motion", got "self-weight"'),
 ]
 
 
@@ -409,6 +432,50 @@ def test_rockfem_run_refuses_a_bad_file_with_exit_2_one_line_and_no_folder(tmp_p
     done = rockfem("run", "bad.toml", *args, "--out", out, cwd=tmp_path)
     assert done.returncode == 2 and words.format(line=line) in done.stderr
     assert not (tmp_path / "elsewhere").exists()
+
+
+# ----------------------------------------------------------------------------------- a self-weight stage
+def test_a_self_weight_stage_loads_into_the_self_weight_it_states(tmp_path, inputs):
+    text = edited(GOOD, (PRELOAD, SELF_WEIGHT))
+    path = write(tmp_path, inputs, text)
+    pf = load(path)
+    settle, shake = pf.stages
+    assert settle == SelfWeight(-1.0, -0.8, 0.0, hold=(Support("PLINTH_BOTTOM", ("x",)),), name="self-weight")
+    assert (type(settle.end), settle.duration, shake.name) == (float, 1.0, "shake")
+    assert load(path, [("stages.self_weight.ramp_end", "-0.5")]).stages[0].ramp_end == -0.5  # an unnamed stage by kind
+    needed = "start before ramp_end and before end [s] needed, got start"
+    assert refusal(path, [("stages.0.ramp_end", "-1")]) == \
+        f"{path}: stages[0].ramp_end (--set stages.0.ramp_end=-1): {needed} -1.0, ramp_end -1.0, end 0.0"
+    assert refusal(path, [("stages.self_weight.start", "0")]) == \
+        f"{path}: stages[0].start (--set stages.self_weight.start=0): {needed} 0.0, ramp_end -0.8, end 0.0"
+    assert str(pf.refusal(BadInput("stages.self-weight.hold: no"))) == \
+        f"{path}: line {line_of(text, 'hold =')}: stages[0].hold: no"  # the library's name of an unnamed one
+    named = load(write(tmp_path, inputs, edited(text, ("end = 0\n", 'end = 0.5\nname = "settle"\n'))))
+    assert named.stages[0] == SelfWeight(-1.0, -0.8, 0.5, (Support("PLINTH_BOTTOM", ("x",)),), "settle")
+
+
+#: a brick on a plinth, the plinth on its base in y only, held in x by the stage; gravity ramped over 0.2 s and held
+#: 0.8 s, with stiffness damping and HHT's (as tests/test_problem_api.py's self-weight test of the Python API)
+SETTLE = """\
+mesh = "bricks.msh"
+bodies = [{ group = "PLINTH", material = "stone" }, { group = "BRICK_1", material = "stone" }]
+supports = [{ group = "PLINTH_BOTTOM", components = ["y"] }]
+pairs = [{ slave = "BRICK_1_BOTTOM", master = "PLINTH_TOP", mu = 0.7 }]
+materials.stone = { young = 3e10, poisson = 0.2, density = 2500.0, rayleigh_stiffness = 1e-4 }
+steps = { kind = "uniform", dt = 5e-3 }
+scheme.alpha = -0.3
+
+""" + SELF_WEIGHT
+
+
+def test_a_held_self_weight_file_runs_to_the_bodies_at_rest_on_their_weight(tmp_path, inputs):
+    """load + fem.simulate: at the end of the held self-weight the base's reaction is the bodies' weight m g."""
+    pf = load(write(tmp_path, inputs, SETTLE))
+    outcome = simulate(pf.problem, pf.stages, steps=pf.steps, alpha=pf.alpha, theta=pf.theta)
+    assert outcome.status == "complete" and outcome.t_reached == pytest.approx(0.0, abs=1e-12)
+    weight = 2500.0 * (0.8 * 0.2 + 0.6 * 0.3) * 1.0 * GRAVITY  # PLINTH 0.8 x 0.2, BRICK_1 0.6 x 0.3 [m], 1 m thick
+    base = 2 * load_mesh(pf.problem.mesh).nodes("PLINTH_BOTTOM") + 1
+    assert float(outcome.state.reactions[base].sum()) == pytest.approx(weight, rel=1e-6)
 
 
 # ----------------------------------------------------------------------------------- rockfem

@@ -424,25 +424,28 @@ def test_report_states_the_summary_run_statistics(run_a, run_b, run_c, run_d):
 @pytest.mark.parametrize("name", ["run_a", "run_b", "run_c", "run_d"])
 def test_run_statistics_are_the_steps_and_iterations_of_the_histories(name, request):
     """summary.json's steps and Newton iterations are those of the three histories: one row per step,
-    but the first rows of the self-weight and release histories, the states at -1.95 s and 0 s
-    (0 iterations); the tilt history starts with its first step after -1.05 s."""
+    but the first row of each, the states at -1.95 s, -1.05 s (the tilt's restart) and 0 s (0 iterations)."""
     run = request.getfixturevalue(name)
     sw, tilt, h = run["selfweight"], run["tilt"], run["history"]
-    steps = (len(sw["t"]) - 1) + len(tilt["t"]) + (len(h["t"]) - 1)
+    assert (sw["iterations"][0], tilt["iterations"][0], h["iterations"][0]) == (0, 0, 0)
+    assert tilt["t"][0] == pytest.approx(-1.05) and tilt["t"][0] in sw["t"]
+    steps = (len(sw["t"]) - 1) + (len(tilt["t"]) - 1) + (len(h["t"]) - 1)
     iterations = int(sw["iterations"].sum() + tilt["iterations"].sum() + h["iterations"].sum())
     assert (run["run"]["steps"], run["run"]["newton_iterations"]) == (steps, iterations)
 
 
 def test_histories_hold_one_row_per_step(run_a, run_b, run_c, run_d):
     """What the statistics test reads: strictly increasing times; the self-weight history from its
-    initial state at -1.95 s (0 iterations) to -0.825 s; the tilt history from its first step
-    (-1.05 s + 0.0075 s, >= 1 iteration) to 0; the release history from its initial state at 0."""
+    initial state at -1.95 s (0 iterations) to -0.825 s; the tilt history from its restart state at
+    -1.05 s (0 iterations; its first step, 7.5 ms later, >= 1) to 0; the release history from its
+    initial state at 0."""
     for run in (run_a, run_b, run_c, run_d):
         sw, tilt, h = run["selfweight"], run["tilt"], run["history"]
         for hist in (sw, tilt, h):
             assert np.all(np.diff(hist["t"]) > 0)
         assert sw["t"][0] == -1.95 and sw["iterations"][0] == 0 and sw["t"][-1] == pytest.approx(-0.825)
-        assert tilt["t"][0] == pytest.approx(-1.05 + 0.0075) and tilt["iterations"][0] >= 1
+        assert tilt["t"][0] == pytest.approx(-1.05) and tilt["iterations"][0] == 0
+        assert tilt["t"][1] == pytest.approx(-1.05 + 0.0075) and tilt["iterations"][1] >= 1
         assert tilt["t"][-1] == 0.0 and h["t"][0] == 0.0 and h["iterations"][0] == 0
 
 

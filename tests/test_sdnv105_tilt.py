@@ -244,8 +244,9 @@ def test_energy_books_that_contradict_the_run_exit_1(tmp_path, capsys):
     potential-energy drop; exit 1, one line on stderr, status complete, energy_check failed in
     summary.json and report.md. The same run integrated as it should passes the check (modeling d,
     0.01 s of release: 100 steps)."""
-    def heavier(model, phase, state, terms, controller):
-        return march(model, dataclasses.replace(phase, gravity=Gravity((0.0, -1.05 * G))), state, terms, controller)
+    def heavier(model, phase, state, terms, controller, **kw):
+        gravity = Gravity((0.0, -1.05 * G)) if phase.name == "release" else phase.gravity
+        return march(model, dataclasses.replace(phase, gravity=gravity), state, terms, controller, **kw)
 
     code, err, s = run("d", tmp_path / "heavier", capsys, "--t-end", "0.01", integrator=heavier)
     assert code == 1

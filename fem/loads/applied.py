@@ -6,6 +6,7 @@ multiplication, with no Python work per node.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
@@ -76,6 +77,32 @@ class ImposedDisplacement:
     component: str
     value: float = 0.0
     function: Callable[[float], float] = field(default_factory=Constant)
+
+
+@dataclass(frozen=True)
+class RigidRotation:
+    """Component ``component`` (0: x, 1: y) of the displacement [m] of a point turned rigidly,
+    counter-clockwise, by theta(t) = angle * ramp(t) [rad] about ``pivot``:
+
+        u(t) = pivot + R(theta(t)) (start - pivot) - reference
+
+    ``start`` is the point's position when the rotation begins (theta = 0), ``reference`` its mesh
+    position X (m, each (2,)). As the ``function`` of ``ImposedDisplacement(group, component, 1.0, ...)``
+    it imposes the rigid rotation on a node (fem.problem.stages.Tilt)."""
+
+    reference: tuple[float, float]
+    start: tuple[float, float]
+    pivot: tuple[float, float]
+    angle: float
+    component: int
+    ramp: Callable[[float], float]
+
+    def __call__(self, t: float) -> float:
+        theta = self.angle * self.ramp(t)
+        c, s = math.cos(theta), math.sin(theta)
+        dx, dy = self.start[0] - self.pivot[0], self.start[1] - self.pivot[1]
+        turned = (self.pivot[0] + c * dx - s * dy, self.pivot[1] + s * dx + c * dy)
+        return turned[self.component] - self.reference[self.component]
 
 
 @dataclass(frozen=True)

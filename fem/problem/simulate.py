@@ -22,48 +22,36 @@ back with ``status`` "failed" and its message, everything up to it on disk; Ctrl
 """
 from __future__ import annotations
 
+import copy
 import math
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from fem.io.recorder import RunRecorder, record_steps, rows_as_arrays
-from fem.loads.applied import Gravity, ImposedDisplacement
-from fem.loads.base_motion import table_frame_load
-from fem.loads.functions import PiecewiseLinear
+from fem.io.recorder import RunRecorder, add_run_statistics, record_steps, rows_as_arrays
 from fem.problem.definition import Assembled, Problem, assemble
 from fem.problem.observe import BodyRotation, BodyWatch, PairWatch, energy_books
+from fem.problem.physics import (check_groups, check_stages, default_newton, dynamic_phase, first_time, planned_end, preload_phase,
+                                 stage_end)
 from fem.problem.report import write_report
-from fem.problem.stages import BaseMotion, Preload, SelfWeight
+from fem.problem.stages import BaseMotion, ImposedMotion, Preload, Release, Tilt
+from fem.problem.steps import controller, is_spec
 from fem.ranges import BadInput
 from fem.run.lifecycle import Run, prepare_output
-from fem.stage.phase import ConvergenceError, NewtonSettings, Phase, SingularSystemError, State
-from fem.stage.schemes import HHT, Static, Theta
+from fem.stage.energy import EnergyCreated
+from fem.stage.phase import ConvergenceError, NewtonSettings, SingularSystemError, State
+from fem.stage.schemes import Theta
 from fem.time.dynamics import integrate
 from fem.time.interrupt import Interrupted
-from fem.time.march import UniformSteps, march
-from fem.time.stepping import EventSteps, run_with_events
+from fem.time.march import march
+from fem.time.stepping import EventSteps
 
 #: the energy books must close to this fraction of the input (or of the largest kinetic energy)
 ENERGY_LIMIT = 0.01
-
-
-@dataclass(frozen=True)
-class Uniform:
-    """Uniform steps of ``dt`` [s]; every ``archive_every``-th step archived (ParaView)."""
-
-    dt: float
-    archive_every: int = 10
-
-    def __post_init__(self) -> None:
-        if isinstance(self.dt, bool) or not (isinstance(self.dt, (int, float)) and math.isfinite(self.dt) and self.dt > 0):
-            raise BadInput(f"steps.dt: a finite number > 0 s, got {self.dt!r}")
-        if isinstance(self.archive_every, bool) or not (isinstance(self.archive_every, int) and self.archive_every >= 1):
-            raise BadInput(f"steps.archive_every: an integer >= 1, got {self.archive_every!r}")
 
 
 @dataclass
@@ -73,7 +61,8 @@ class Outcome:
     status : "complete", "failed" or "interrupted".  message : why it stopped early (None if complete).
     stage : the stage it stopped in (the last one when complete).  interrupted : the signal's exception;
     error : the failure's (a case re-raises them into its own lifecycle).  state : the last State.
-    t_reached : the last converged time [s].  history : the last stage's columns (name -> (n,) array).
+    t_reached : the last converged time [s].  history : the last stage's columns (name -> (n,) array);
+    histories : every stage's, by stage name.
     bodies : label -> {"max_rotation" [rad], "overturned" (True, False or None: undecided),
         "overturned_at" [s] or None, "limit" [rad]}.
     pairs : label -> {"max_gap" [m], "impacts" (count)}.  impacts : every impact in time order.
@@ -100,6 +89,7 @@ class Outcome:
     interrupted: BaseException | None = None
     state: object = None  # the last converged State (fem.stage.phase)
     error: BaseException | None = None  # the Newton failure or singular system that failed the run
+    histories: dict = field(default_factory=dict)  # stage name -> its columns (name -> (n,) array)
 
     def summary(self) -> dict:
         """The JSON-able part (summary.json)."""
@@ -112,8 +102,9 @@ class Outcome:
 class Settings:
     """How the stages are integrated (:func:`run_stages`).
 
-    steps : Uniform or EventSteps.  alpha, alpha_fine : HHT alpha of the coarse and of the fine steps
-    (event-driven steps; alpha_fine None: alpha).  theta : Moreau–Jean.  newton : the dynamic stages'
+    steps : Uniform, EventSteps or Windows (fem.problem.steps), or a mapping from stage names to them
+        (a stage not named takes the simulation's default, EventSteps).  alpha, alpha_fine : HHT alpha
+        of the coarse and of the fine steps (event-driven steps; alpha_fine None: alpha).  theta : Moreau–Jean.  newton : the dynamic stages'
     Newton settings (None: RESI_GLOB_RELA 1e-6, RESI_GLOB_MAXI 2e-6 of the bodies' weight).
     paraview : the mesh series.  probes : node quantities in the histories (fem.io.recorder.NodeProbe).
     kinetic_group : the region whose kinetic energy is the ``ke`` column (None: all).
@@ -125,7 +116,14 @@ class Settings:
     body_watches : the :class:`fem.problem.observe.BodyWatch` es to follow and stop at (None: one per
         body of the problem, its best-fit rotation against its overturning angle).
     step_bodies : the cell groups whose rigid motion bounds the coarse event-driven steps
-        (fem.time.stepping; None: every body that holds no support)."""
+        (fem.time.stepping; None: every body that holds no support).
+    histories : stage name -> the stem of its history and series files (default: ``preload_history``
+        for a preload, ``history`` for the first dynamic stage, ``history_2`` ... for the next).
+    on_archived may also be a mapping from stage names to such functions (the stages not named: none).
+    after_step : ``f(stage, result)`` after each step of a dynamic stage is recorded (its row on disk);
+        raising fem.stage.energy.EnergyCreated there ends the run "failed" (a contact event that created
+        energy: SDNV105's watch).
+    march : the function that marches a stage (fem.time.march.march, or a stand-in with its signature)."""
 
     steps: object = None
     alpha: float = 0.0
@@ -140,12 +138,17 @@ class Settings:
     on_archived: Callable | None = None
     body_watches: tuple | None = None
     step_bodies: tuple | None = None
+    histories: Mapping[str, str] = field(default_factory=dict)
+    after_step: tuple = ()
+    march: Callable = march
 
     def __post_init__(self) -> None:
         if self.steps is None:
-            object.__setattr__(self, "steps", EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7))
-        if not isinstance(self.steps, (Uniform, EventSteps)):
-            raise BadInput(f"steps: Uniform or EventSteps, got {type(self.steps).__name__}")
+            object.__setattr__(self, "steps", DEFAULT_STEPS)
+        for key, spec in (self.steps.items() if isinstance(self.steps, Mapping) else [(None, self.steps)]):
+            if not is_spec(spec):
+                where = "steps" if key is None else f"steps[{key!r}]"
+                raise BadInput(f"{where}: Uniform, EventSteps or Windows, got {type(spec).__name__}")
         for name in ("alpha", "alpha_fine", "theta"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
@@ -158,37 +161,15 @@ class Settings:
             raise BadInput(f"theta: the Moreau-Jean theta lies in [1/2, 1], got {self.theta!r}")
 
 
-def _newton(assembled: Assembled) -> NewtonSettings:
-    """Code_Aster's RESI_GLOB_RELA 1e-6 with RESI_GLOB_MAXI 2e-6 of the bodies' weight (8e-3 N for
-    SDNV105's 4 kN block, the shaking table's setting)."""
-    weight = assembled.body_weight()
-    return NewtonSettings(rela=1e-6, maxi=2e-6 * weight if weight > 0 else None, max_iterations=40)
+    def steps_for(self, stage: str):
+        """The steps spec of the stage named ``stage``."""
+        if isinstance(self.steps, Mapping):
+            return self.steps.get(stage, DEFAULT_STEPS)
+        return self.steps
 
 
-def _supports(supports) -> tuple[ImposedDisplacement, ...]:
-    return tuple(ImposedDisplacement(s.group, c) for s in supports for c in s.components)
-
-
-def _preload_phase(assembled: Assembled, stage: Preload) -> Phase:
-    """Gravity from 0 at t = -duration to its full value at -duration / 2, held to 0 (static steps)."""
-    g = assembled.problem.gravity
-    ramp = PiecewiseLinear((-stage.duration, -stage.duration / 2), (0.0, 1.0))
-    newton = stage.newton or NewtonSettings(rela=1e-6, maxi=_newton(assembled).maxi, max_iterations=40)
-    return Phase(stage.name, -stage.duration, 0.0, stage.duration / stage.steps, Static(),
-                 gravity=Gravity((0.0, -g), ramp), constraints=_supports(assembled.problem.supports + stage.hold),
-                 friction=stage.friction, newton=newton)
-
-
-def _check_stages(stages) -> tuple:
-    stages = tuple(stages)
-    if not stages:
-        raise BadInput("stages: at least one stage")
-    for i, s in enumerate(stages):
-        if not isinstance(s, (Preload, BaseMotion, SelfWeight)):
-            raise BadInput(f"stages[{i}]: a Preload, a SelfWeight or a BaseMotion, got {type(s).__name__}")
-        if isinstance(s, Preload) and i != 0:
-            raise BadInput(f"stages[{i}]: a preload comes first (it starts from the unloaded mesh)")
-    return stages
+#: the steps of a stage no spec names
+DEFAULT_STEPS = EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7)
 
 
 def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = None, quiet: bool = True,
@@ -202,9 +183,10 @@ def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = Non
 
     Raises BadInput (before anything is written) for a wrong group, stage or setting; re-raises
     the interruption (SIGINT, SIGTERM) once the folder says so."""
-    stages = _check_stages(stages)
+    stages = check_stages(stages)
     settings = Settings(**settings)
     assembled = assemble(problem)
+    check_groups(assembled, stages, settings)
     t_end = planned_end(stages)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="rockfem_") as tmp:
@@ -223,20 +205,18 @@ def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = Non
     return outcome
 
 
-def planned_end(stages: Sequence) -> float:
-    """The time [s] the stages end at: a preload ends at 0, a self-weight stage at its ``end``, a base
-    motion ``duration`` after the stage before it."""
-    t = 0.0
-    for s in stages:
-        t = s.end if isinstance(s, SelfWeight) else t + s.duration if isinstance(s, BaseMotion) else 0.0
-    return t
-
-
-def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: Settings) -> Outcome:
+def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: Settings,
+               state: State | None = None) -> Outcome:
     """Integrate the stages into ``folder`` (histories, ParaView series), watching the bodies and
     pairs; no lifecycle of its own. A Newton failure or a singular system ends it "failed", a signal
-    "interrupted" (the exception kept in :attr:`Outcome.interrupted`); everything up to it is on disk."""
-    stages = _check_stages(stages)
+    "interrupted" (the exception kept in :attr:`Outcome.interrupted`); everything up to it is on disk.
+
+    A stage with a ``start`` before the end of the stage before restarts from that stage's state at
+    ``start`` (and its contact terms' state then): the stage before runs to its own end for its record.
+    ``state``: the state the first stage continues (a run in parts: the case checks what the first
+    part left before it runs the next); None: from rest."""
+    stages = check_stages(stages, continued=state is not None)
+    check_groups(assembled, stages)  # (steps named for other stages: a run in parts names them all)
     problem, model = assembled.problem, assembled.model
     t0 = time.perf_counter()
     points = assembled.mesh.points
@@ -246,56 +226,69 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     pairs = [PairWatch(p.label, term) for p, term in zip(problem.pairs, assembled.terms)]
     stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
     gravity = (0.0, -problem.gravity)
-    first = stages[0]
-    state = State.at_rest(model.n_dofs, -first.duration if isinstance(first, Preload) else
-                          first.start if isinstance(first, SelfWeight) else 0.0)
-    history: dict = {}
+    released = state is None  # a first base motion starts at rest where the preload left it
+    state = State.at_rest(model.n_dofs, first_time(stages[0])) if state is None else state
+    histories: dict = {}
     status, message, stopped = "complete", None, None
-    energy: dict = {}
     spans: list = []
-    t_start, released, current, early, error = state.t if isinstance(first, SelfWeight) else 0.0, True, first.name, \
-        False, None
+    current, early, error = stages[0].name, False, None
     rows: list[dict] = []
     dynamic = 0  # dynamic stages begun: the first writes history.csv, the next history_2.csv, ...
     try:
-        for stage in stages:
+        for i, stage in enumerate(stages):
             current = stage.name
             if isinstance(stage, Preload):
-                with RunRecorder(model, folder, settings.probes, history_name="preload_history",
-                                 series_name="preload", kinetic_group=settings.kinetic_group, write_series=False,
-                                 gravity=gravity) as rec:
+                name = settings.histories.get(stage.name, "preload_history")
+                with RunRecorder(model, folder, settings.probes, history_name=name, series_name="preload",
+                                 kinetic_group=settings.kinetic_group, write_series=False, gravity=gravity) as rec:
                     try:
-                        state = record_steps(rec, integrate(model, _preload_phase(assembled, stage), state,
-                                                            assembled.terms)).state
+                        preload_rows: list = []
+                        state = record_steps(rec, integrate(model, preload_phase(assembled, stage), state,
+                                                            assembled.terms), preload_rows).state
                     finally:
-                        _add(stats, rec)
+                        add_run_statistics(stats, rec)
+                        histories[stage.name] = rows_as_arrays(preload_rows)
                 continue
-            start = state.released(t_start) if released and isinstance(stage, BaseMotion) else state
-            released = False  # at rest after a preload, else continued
+            if isinstance(stage, Release) or (released and isinstance(stage, BaseMotion)):
+                state = state.released(state.t)  # at rest after a preload or where the stage before left
+            released = False
             rows = []  # the stage's rows, kept whatever stops it
             dynamic += 1
-            state, stage_spans, stop = _dynamic(assembled, stage, start, folder, settings, bodies, pairs, stats,
-                                                gravity, rows, "" if dynamic == 1 else f"_{dynamic}")
+            name = settings.histories.get(stage.name, "history" if dynamic == 1 else f"history_{dynamic}")
+            after = stages[i + 1] if i + 1 < len(stages) else None
+            restart = getattr(after, "start", None) if isinstance(after, (ImposedMotion, Tilt)) else None
+            try:
+                state, stage_spans, stop, snapshot = _dynamic(assembled, stage, state, folder, settings, bodies, pairs,
+                                                              stats, gravity, rows, name, restart)
+            finally:
+                histories[stage.name] = rows_as_arrays(rows)
             spans += stage_spans
-            t_start = state.t
             if stop:
                 early = True
                 if isinstance(stop, str):
                     status, message = "interrupted", stop
                 break
-    except (ConvergenceError, SingularSystemError) as err:
+            if restart is not None:
+                if snapshot is None:
+                    status, message = "failed", (f"stages.{after.name}.start: the stage before has no step at "
+                                                 f"t = {restart!r} s to restart from")
+                    break
+                state, terms = snapshot
+                assembled.terms[:] = terms
+                for w, term in zip(pairs, assembled.terms):
+                    w.term = term
+    except (ConvergenceError, SingularSystemError, EnergyCreated) as err:
         status, message, error = "failed", str(err), err
     except (Interrupted, KeyboardInterrupt) as err:
         status, message, stopped = "interrupted", str(err) or "interrupted", err
-    if rows:
-        history = rows_as_arrays(rows)
-        energy = energy_books(history)
+    history = rows_as_arrays(rows) if rows else {}
+    energy = energy_books(history) if history else {}
     # the stages ran to their end: a run stopped early (an overturning, a monitor) leaves undecided
     # the bodies that had not overturned
     finished = status == "complete" and not early
     outcome = _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, folder,
                        current, spans, stopped, finished)
-    outcome.state, outcome.error = state, error
+    outcome.state, outcome.error, outcome.histories = state, error, histories
     return outcome
 
 
@@ -326,7 +319,8 @@ class _Watch:
     def observe(self, result) -> dict:
         if result.state is not self.state:
             s = result.state
-            ax, ay = self.stage.acceleration(s.t - self.t_start)
+            ax, ay = self.stage.acceleration(s.t - self.t_start) if hasattr(self.stage, "acceleration") \
+                else (0.0, 0.0)
             row = {"base_ax": ax, "base_ay": ay}
             for b in self.bodies:
                 row.update(b.observe(s.t, s.u, s.v))
@@ -349,52 +343,68 @@ class _Watch:
         return stop
 
 
-def _dynamic(assembled: Assembled, stage: BaseMotion | SelfWeight, state: State, folder: Path, settings: Settings, bodies, pairs,
-             stats: dict, gravity, rows: list, suffix: str = ""):
-    """One base-motion stage from ``state`` (at its start time), its history rows appended to ``rows``
-    as they are recorded (``history{suffix}.csv``, ``solution{suffix}.pvd``). Returns the last state,
-    its fine spans and whether a monitor stopped it (True, or its reason to stop early)."""
+def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: Settings, bodies, pairs, stats: dict,
+             gravity, rows: list, name: str, restart: float | None = None):
+    """One dynamic stage from ``state`` (at its start time), its history rows appended to ``rows`` as
+    they are recorded (``{name}.csv``, its series ``solution{suffix}.pvd``). Returns the last state, its
+    fine spans, whether a monitor stopped it (True, or its reason to stop early) and, when ``restart``
+    is a time, the state and copies of the contact terms at that step (None if no step ended there)."""
     problem, model = assembled.problem, assembled.model
-    steps = settings.steps
-    t_start = state.t
-    t_end = stage.end if isinstance(stage, SelfWeight) else t_start + stage.duration
-    g_field = (Gravity(gravity, PiecewiseLinear((stage.start, stage.ramp_end), (0.0, 1.0)))
-               if isinstance(stage, SelfWeight) else Gravity(gravity))
-    supports = problem.supports + getattr(stage, "hold", ())
-    if problem.scheme_kind == "theta":
-        assembled.terms[:] = [p.law.for_theta(t) for p, t in zip(problem.pairs, assembled.terms)]
+    t_end = stage_end(stage, state.t)
+    bodies_moving = settings.step_bodies if settings.step_bodies is not None else _moving_bodies(assembled)
+    steps, first = controller(settings.steps_for(stage.name), assembled, settings, t_end, bodies_moving)
+    if isinstance(first, Theta):  # the velocity-level terms continue the position-level ones, once
+        assembled.terms[:] = [p.law.for_theta(t) if hasattr(p.law, "for_theta") else t
+                              for p, t in zip(problem.pairs, assembled.terms)]
         for w, term in zip(pairs, assembled.terms):
             w.term = term
-    inertial = tuple(table_frame_load(h, c, start=t_start) for c, h in stage.components())
-    newton = settings.newton or _newton(assembled)
-    alpha_fine = settings.alpha if settings.alpha_fine is None else settings.alpha_fine
+        steps, first = controller(settings.steps_for(stage.name), assembled, settings, t_end, bodies_moving)
+    elif any(getattr(t, "impulsive", False) for t in assembled.terms):
+        raise BadInput(f"steps[{stage.name!r}]: an HHT stage after a Moreau-Jean one (its contact is velocity-level)")
+    phase = dynamic_phase(assembled, stage, state, settings.newton or default_newton(assembled), first)
+    watch = _Watch(stage, state.t, bodies, pairs, settings)
+    snapshot = None
 
-    if problem.scheme_kind == "theta":
-        scheme = scheme_fine = Theta(settings.theta)
-    else:
-        scheme, scheme_fine = HHT(settings.alpha, modified_equilibrium=False), HHT(alpha_fine, modified_equilibrium=False)
-    phase = Phase(stage.name, t_start, t_end, steps.dt, scheme, gravity=g_field, inertial=inertial,
-                  constraints=_supports(supports), friction=None, newton=newton)
+    def stop(result) -> bool:
+        nonlocal snapshot
+        if restart is not None and snapshot is None and abs(result.state.t - restart) <= 1e-9 * max(1.0, abs(restart)):
+            memo = {id(model): model, id(assembled.mesh): assembled.mesh}
+            snapshot = (result.state, [copy.deepcopy(t, memo) for t in assembled.terms])
+        return watch.stop(result)
 
-    watch = _Watch(stage, t_start, bodies, pairs, settings)
-    spans: list = []
-    with RunRecorder(model, folder, settings.probes, history_name=f"history{suffix}", series_name=f"solution{suffix}",
+    series = "solution" if name == "history" else f"solution{name[len('history'):]}" if name.startswith("history") \
+        else name.replace("_history", "")
+    with RunRecorder(model, folder, settings.probes, history_name=name, series_name=series,
                      kinetic_group=settings.kinetic_group,
                      write_series=settings.paraview, extra_columns=watch.columns(), extra=watch.observe,
                      gravity=gravity) as rec:
         try:
-            if isinstance(steps, EventSteps):
-                generator = run_with_events(model, phase, state, assembled.terms, assembled.terms, steps, watch.stop,
-                                            bodies=settings.step_bodies if settings.step_bodies is not None
-                                            else _moving_bodies(assembled), scheme_fine=scheme_fine)
-            else:
-                generator = march(model, phase, state, assembled.terms,
-                                  UniformSteps(t_end, steps.dt, scheme, steps.archive_every), stop=watch.stop)
-            recorded = record_steps(rec, generator, rows, on_archived=settings.on_archived)
-            last, spans = recorded.state, recorded.value or []
+            archived = settings.on_archived
+            if isinstance(archived, Mapping):
+                archived = archived.get(stage.name)
+            marched = settings.march(model, phase, state, assembled.terms, steps, stop=stop)
+            recorded = record_steps(rec, _followed(marched, stage.name, settings.after_step), rows,
+                                    on_archived=archived)
+            last = recorded.state
         finally:
-            _add(stats, rec)
-    return (last if last is not None else state), spans, watch.reason or watch.stopped
+            add_run_statistics(stats, rec)
+    spans = list(getattr(steps, "spans", None) or getattr(steps, "refinements", None) or [])
+    return (last if last is not None else state), spans, watch.reason or watch.stopped, snapshot
+
+
+def _followed(steps, stage: str, hooks):
+    """The results of ``steps``, each followed, once the caller has recorded it, by ``hook(stage,
+    result)`` for each hook (its return value the generator's)."""
+    if not hooks:
+        return (yield from steps)
+    while True:
+        try:
+            result = next(steps)
+        except StopIteration as done:
+            return done.value
+        yield result
+        for hook in hooks:
+            hook(stage, result)
 
 
 def _moving_bodies(assembled: Assembled) -> tuple[str, ...]:
@@ -407,12 +417,6 @@ def _moving_bodies(assembled: Assembled) -> tuple[str, ...]:
                     else mesh.nodes(s.group).tolist())
     return tuple(b.group for b in assembled.problem.bodies
                  if not held.intersection(assembled.body_nodes[b.label].tolist()))
-
-
-def _add(stats: dict, recorder: RunRecorder) -> None:
-    s = recorder.run_statistics()
-    for key in ("steps", "newton_iterations", "subdivisions"):
-        stats[key] += s[key]
 
 
 def _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, folder, stage, spans,

@@ -7,6 +7,10 @@
 * :class:`SelfWeight`: gravity ramped dynamically from 0 at ``start`` to full at ``ramp_end`` and held
   to ``end`` (absolute times [s]), with the run's scheme and steps: the bodies settle under their
   weight as in SDNV105's self-weight phase (Code_Aster's gravity ramp before a release).
+* :class:`ImposedMotion`: displacements imposed on node groups (Code_Aster DDL_IMPO with a time
+  function: SDNV105's push of the block's top corner).
+* :class:`Tilt`: nodes turned rigidly about a pivot node by a ramped angle (SDNV105's exact tilt).
+* :class:`Release`: the bodies let go at rest from where the stage before left them.
 * :class:`BaseMotion`: the base (every support) moves rigidly with a horizontal and a vertical
   acceleration history together, each a closed form or a record (:mod:`fem.loads.base_motion`); the
   run is written in the base's frame (the d'Alembert load -M e_x a_x(t) - M e_y a_y(t), Code_Aster
@@ -20,6 +24,13 @@ from dataclasses import dataclass
 
 from fem.loads.base_motion import MotionHistory
 from fem.ranges import BadInput
+
+
+def check_friction(stage) -> None:
+    """A stage's ``friction``: None or a finite number >= 0 (BadInput naming the key)."""
+    f = stage.friction
+    if f is not None and (isinstance(f, bool) or not isinstance(f, (int, float)) or not (math.isfinite(f) and f >= 0)):
+        raise BadInput(f"stages.{stage.name}.friction: a number >= 0, got {f!r}")
 
 
 @dataclass(frozen=True)
@@ -44,9 +55,7 @@ class Preload:
         object.__setattr__(self, "hold", tuple(self.hold))
         if isinstance(self.steps, bool) or not isinstance(self.steps, int) or not 1 <= self.steps <= 1000:
             raise BadInput(f"stages.{self.name}.steps: an integer from 1 to 1000, got {self.steps!r}")
-        if self.friction is not None and (isinstance(self.friction, bool) or not isinstance(self.friction, (int, float))
-                                          or not (math.isfinite(self.friction) and self.friction >= 0)):
-            raise BadInput(f"stages.{self.name}.friction: a number >= 0, got {self.friction!r}")
+        check_friction(self)
         if isinstance(self.duration, bool) or not isinstance(self.duration, (int, float)) \
                 or not (math.isfinite(self.duration) and self.duration > 0):
             raise BadInput(f"stages.{self.name}.duration: a finite number > 0, got {self.duration!r}")
@@ -87,14 +96,16 @@ class BaseMotion:
 class SelfWeight:
     """Gravity ramped dynamically from 0 at ``start`` to its full value at ``ramp_end``, then held to
     ``end`` (absolute times [s]; start < ramp_end, start < end: a stage may end before its ramp does);
-    ``hold``: supports of this stage only. It starts the run (from rest at ``start``) or continues the
-    stage before it."""
+    ``hold``: supports of this stage only; ``friction``, ``newton``: as :class:`ImposedMotion`. It starts
+    the run (from rest at ``start``) or continues the stage before it."""
 
     start: float
     ramp_end: float
     end: float
     hold: tuple = ()
     name: str = "self-weight"
+    friction: float | None = None
+    newton: object = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hold", tuple(self.hold))
@@ -102,6 +113,7 @@ class SelfWeight:
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise BadInput(f"stages.{self.name}.{key}: a finite number [s], got {value!r}")
+        check_friction(self)
         if not (self.start < self.ramp_end and self.start < self.end):
             raise BadInput(f"stages.{self.name}: start before ramp_end and before end [s] needed, got start "
                            f"{self.start!r}, ramp_end {self.ramp_end!r}, end {self.end!r}")
@@ -116,3 +128,97 @@ class SelfWeight:
 
     def acceleration(self, t: float) -> tuple[float, float]:
         return 0.0, 0.0
+
+
+def _check_common(stage, keys=("end",)) -> None:
+    """The checks the later stages share: finite times, friction >= 0, hold a tuple."""
+    object.__setattr__(stage, "hold", tuple(getattr(stage, "hold", ())))
+    for key in keys:
+        value = getattr(stage, key)
+        if value is None and key == "start":
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise BadInput(f"stages.{stage.name}.{key}: a finite number [s], got {value!r}")
+    check_friction(stage)
+    if getattr(stage, "start", None) is not None and not stage.start < stage.end:
+        raise BadInput(f"stages.{stage.name}: start before end [s] needed, got start {stage.start!r}, end {stage.end!r}")
+
+
+@dataclass(frozen=True)
+class ImposedMotion:
+    """Displacements imposed on node groups to ``end`` [s] (absolute time): ``motions`` are
+    :class:`fem.loads.applied.ImposedDisplacement` (group, component, value, function: u = value *
+    function(t), Code_Aster DDL_IMPO with its multiplier function), ``hold`` more supports of this
+    stage only; gravity full, the bodies' other nodes free.
+
+    start : None: the stage continues the one before; a time [s]: it restarts from the state the stage
+        before reached at that time, one of its step times (Code_Aster's ETAT_INIT with INST: the stage
+        before may go on past it for its own record, as SDNV105's self-weight does).
+    friction : every pair's Coulomb coefficient during the stage (None: each pair's own).
+    newton : the stage's Newton settings (fem.stage.phase.NewtonSettings; None: the simulation's)."""
+
+    end: float
+    motions: tuple = ()
+    start: float | None = None
+    hold: tuple = ()
+    friction: float | None = None
+    newton: object = None
+    name: str = "imposed motion"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "motions", tuple(self.motions))
+        _check_common(self, ("start", "end"))
+        for i, m in enumerate(self.motions):
+            if not (hasattr(m, "group") and hasattr(m, "component") and callable(getattr(m, "function", None))):
+                raise BadInput(f"stages.{self.name}.motions[{i}]: an ImposedDisplacement (fem.loads.applied), got {m!r}")
+
+
+@dataclass(frozen=True)
+class Tilt:
+    """The nodes of the groups ``nodes`` turned rigidly about the node ``pivot`` by theta(t) = angle *
+    ramp(t) [rad, counter-clockwise] from their positions at the stage's start, both components
+    imposed (fem.loads.applied.RigidRotation); the rest of the bodies follows elastically under full
+    gravity; to ``end`` [s]. Two nodes of a body (a top corner and a base node other than the pivot)
+    fix its rotation and position: a block tilted onto its corner from rest, as SDNV105's exact rule.
+
+    ramp : t -> [0, 1] with ramp = 0 at the stage's start (fem.loads.functions.PiecewiseLinear).
+    start, hold, friction, newton : as :class:`ImposedMotion`."""
+
+    end: float
+    angle: float
+    nodes: tuple
+    pivot: str
+    ramp: object
+    start: float | None = None
+    hold: tuple = ()
+    friction: float | None = None
+    newton: object = None
+    name: str = "tilt"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "nodes", tuple([self.nodes] if isinstance(self.nodes, str) else self.nodes))
+        _check_common(self, ("start", "end"))
+        if isinstance(self.angle, bool) or not isinstance(self.angle, (int, float)) \
+                or not (math.isfinite(self.angle) and abs(self.angle) < math.pi / 2):
+            raise BadInput(f"stages.{self.name}.angle: a number of radians in (-pi/2, pi/2), got {self.angle!r}")
+        if not self.nodes or not all(isinstance(n, str) for n in self.nodes):
+            raise BadInput(f"stages.{self.name}.nodes: node group names, got {self.nodes!r}")
+        if not callable(self.ramp):
+            raise BadInput(f"stages.{self.name}.ramp: a function of time (fem.loads.functions), got {self.ramp!r}")
+
+
+@dataclass(frozen=True)
+class Release:
+    """The bodies let go at rest from the displacements the stage before left (velocities zero, the
+    accelerations from equilibrium; that stage's imposed motions and holds dropped; the energy books
+    start over), free under gravity on their supports to ``end`` [s] (SDNV105's release).
+
+    friction, newton : as :class:`ImposedMotion`."""
+
+    end: float
+    friction: float | None = None
+    newton: object = None
+    name: str = "release"
+
+    def __post_init__(self) -> None:
+        _check_common(self)

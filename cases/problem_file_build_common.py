@@ -1,0 +1,275 @@
+"""The objects a problem file states, built from its parsed table (:func:`build`): materials, contact laws,
+rigid planes, base motions, stages, steps, supports, the :class:`fem.problem.Problem`; every mistake refused
+on one line naming the file, the key and its line (cases/problem_file.py).
+"""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import math
+from pathlib import Path
+
+from cases.problem_file_result_common import STAGE_KINDS, TOP, ProblemFile, labels, translate
+from cases.problem_file_syntax_common import (REQUIRED, Source, field_named, key_text, missing, num, shown, tab,
+                                              tables, text)
+from contact.laws import LAWS
+from contact.zone import RigidPlane
+from fem.constants import GRAVITY
+from fem.loads import base_motion as bm
+from fem.model.mass import MASS_KINDS
+from fem.model.material import ElasticMaterial
+from fem.problem import BaseMotion, Body, EventSteps, Pair, Preload, Problem, SelfWeight, Support, Uniform
+from fem.ranges import BadInput
+
+MATERIAL = ("young", "poisson", "density", "rayleigh_stiffness", "rayleigh_mass")
+BODY = ("group", "material", "name", "overturn_angle")
+PAIR = ("slave", "master", "plane", "law", "mu", "name")
+LAW_FIELDS = {name: tuple(f.name for f in dataclasses.fields(cls)) for name, cls in LAWS.items()}
+#: closed-form base motions (fem.loads.base_motion.base_motion's kinds other than "record")
+CLOSED_FORMS = {"harmonic": bm.Harmonic, "sine-pulse": bm.SinePulse, "cosine-pulse": bm.CosinePulse, "ramp": bm.Ramp}
+RECORD = ("record", "kind", "column", "units", "scale", "baseline", "peak_g")
+STEPS = {"events": EventSteps, "uniform": Uniform}
+DEFAULT_STEPS = EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7)  # simulate()'s
+
+
+def _material(src: Source, value, path: tuple) -> ElasticMaterial:
+    t = tab(src, value, path, MATERIAL)
+    kw = {"young": num(src, t, path, "young", low=0, open_low=True),
+          "poisson": num(src, t, path, "poisson", low=-1, high=0.5, open_low=True, open_high=True),
+          "density": num(src, t, path, "density", low=0, open_low=True),
+          "rayleigh_stiffness": num(src, t, path, "rayleigh_stiffness", 0.0, low=0),
+          "rayleigh_mass": num(src, t, path, "rayleigh_mass", 0.0, low=0)}
+    try:
+        return ElasticMaterial(**kw)
+    except ValueError as err:
+        raise src.refuse(path, str(err)) from None
+
+
+def _law(src: Source, t: dict, path: tuple):
+    law = text(src, t, path, "law", "lagrange", choices=tuple(LAWS))
+    own = LAW_FIELDS[law]
+    known = PAIR + tuple(f for f in own if f not in PAIR)
+    for key in t:
+        if key not in known:
+            laws = [n for n, f in LAW_FIELDS.items() if key in f]
+            if laws:
+                raise src.refuse(path + (key,), f"only for law {' or '.join(shown(n) for n in laws)} (this pair's "
+                                                f"law is {shown(law)})")
+            raise src.refuse(path + (key,), f"unknown key (known: {', '.join(known)})")
+    kw = {f.name: num(src, t, path, f.name, REQUIRED if f.name == "mu" or f.default is dataclasses.MISSING else
+                      f.default, low=0, open_low=f.name in ("normal_stiffness", "coef_cont", "coef_frot"))
+          for f in dataclasses.fields(LAWS[law])}
+    try:
+        return LAWS[law](**kw)
+    except ValueError as err:
+        key = field_named(str(err), own)
+        raise src.refuse(path + ((key,) if key else ("law",)), str(err)) from None
+
+
+def _plane(src: Source, value, path: tuple) -> RigidPlane:
+    t = tab(src, value, path, ("point", "normal"), " { point = [x, y], normal = [nx, ny] }")
+    xy = {}
+    for key in ("point", "normal"):
+        v = t[key] if key in t else missing(src, t, path, key, "[x, y]")
+        if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                            and math.isfinite(x) for x in v)):
+            raise src.refuse(path + (key,), f"expected two finite numbers [x, y], got {shown(v)}")
+        xy[key] = (float(v[0]), float(v[1]))
+    if xy["normal"] == (0.0, 0.0):
+        raise src.refuse(path + ("normal",), "the normal must not be [0, 0]: it points from the plane toward the slave")
+    return RigidPlane(xy["point"], xy["normal"])
+
+
+def _motion(src: Source, value, path: tuple, folder: Path):
+    """A base-motion component: a record or a closed form (module docstring)."""
+    example = ' (e.g. { record = "a.csv", column = 1 } or { kind = "sine-pulse", amplitude_g = 0.5, frequency = 2.0 })'
+    if not isinstance(value, dict):
+        raise src.refuse(path, f"expected a table{example}, got {shown(value)}")
+    if "record" in value:
+        t = tab(src, value, path, RECORD)
+        text(src, t, path, "kind", "record", choices=("record",))
+        name = text(src, t, path, "record")
+        file = folder / name
+        if not file.is_file():
+            raise src.refuse(path + ("record",), f"no such record file {str(file)!r}")
+        kw = {"column": num(src, t, path, "column", 1, low=1, integer=True)}
+        kw.update({k: text(src, t, path, k, choices=c) for k, c in (("units", ("m/s2", "g")),
+                                                                    ("baseline", ("polynomial", "none"))) if k in t})
+        kw.update({k: num(src, t, path, k, low=0 if k == "peak_g" else None, open_low=True) for k in ("scale", "peak_g")
+                   if k in t})
+        try:
+            return bm.read_record(file, **kw)
+        except ValueError as err:
+            key = "column" if f"column {kw['column']} asked" in str(err) else "record"
+            raise src.refuse(path + (key,), str(err)) from None
+    kind = text(src, value, path, "kind", choices=("record", *CLOSED_FORMS))
+    if kind == "record":
+        raise src.refuse(path + ("record",), f"missing (expected the record file: record = \"FILE\"){example}",
+                         line_of=path)
+    params = [n for n in inspect.signature(CLOSED_FORMS[kind]).parameters if not n.startswith("_")]
+    t = tab(src, value, path, ("kind", *params, "amplitude_g", "scale"))
+    if "amplitude" in params and ("amplitude" in t) == ("amplitude_g" in t):
+        what = "give amplitude [m/s^2] or amplitude_g [g], not both" if "amplitude" in t else \
+            "missing (expected amplitude [m/s^2] or amplitude_g [g])"
+        raise src.refuse(path + ("amplitude",), what, line_of=path if "amplitude" not in t else None)
+    kw = {}
+    for name, p in inspect.signature(CLOSED_FORMS[kind]).parameters.items():
+        if name in t:
+            kw[name] = num(src, t, path, name, finite=name != "amplitude")
+        elif p.default is inspect.Parameter.empty and name != "amplitude":
+            missing(src, t, path, name, "a number")
+    if "amplitude_g" in t:
+        kw["amplitude"] = num(src, t, path, "amplitude_g") * bm.STANDARD_GRAVITY
+    try:
+        history = bm.base_motion(kind, **kw)
+    except ValueError as err:
+        key = field_named(str(err), params)
+        key = "amplitude_g" if key == "amplitude" and "amplitude_g" in t else key
+        raise src.refuse(path + ((key,) if key else ()), str(err)) from None
+    return bm.scaled(history, num(src, t, path, "scale")) if "scale" in t else history
+
+
+def _stage(src: Source, t: dict, path: tuple, folder: Path):
+    kind = text(src, t, path, "kind", choices=tuple(STAGE_KINDS))
+    if kind == "preload":
+        tab(src, t, path, ("kind", "name", "steps", "friction", "duration", "hold"))
+        if path[-1] != 0:
+            raise src.refuse(path + ("kind",), "a preload comes first (it starts from the unloaded mesh): make it "
+                                               "the first [[stages]]")
+        hold = tables(src, t, "hold", False, path)
+        return Preload(steps=num(src, t, path, "steps", 5, low=1, high=1000, integer=True),
+                       friction=num(src, t, path, "friction", None, low=0),
+                       duration=num(src, t, path, "duration", 1.0, low=0, open_low=True),
+                       hold=_hold(src, hold, path), name=text(src, t, path, "name", "preload"))
+    if kind == "self_weight":
+        return _self_weight(src, t, path)
+    tab(src, t, path, ("kind", "name", "duration", "x", "y"))
+    duration = num(src, t, path, "duration", low=0, open_low=True)
+    x, y = (_motion(src, t[c], path + (c,), folder) if c in t else None for c in ("x", "y"))
+    return BaseMotion(duration, x, y, text(src, t, path, "name", "base motion"))
+
+
+def _self_weight(src: Source, t: dict, path: tuple) -> SelfWeight:
+    """Gravity ramped dynamically from 0 at ``start`` to full at ``ramp_end``, held to ``end`` (absolute [s])."""
+    times = ("start", "ramp_end", "end")
+    tab(src, t, path, ("kind", "name", *times, "hold"))
+    kw = {k: num(src, t, path, k) for k in times}
+    hold, name = _hold(src, tables(src, t, "hold", False, path), path), text(src, t, path, "name", SelfWeight.name)
+    try:
+        return SelfWeight(**kw, hold=hold, name=name)
+    except BadInput as err:  # "stages.NAME: start before ramp_end ...": at the later time, or at start if set by --set
+        later = "ramp_end" if kw["start"] >= kw["ramp_end"] else "end"
+        key = "start" if src.origin(path + ("start",)) and not src.origin(path + (later,)) else later
+        raise src.refuse(path + (key,), str(err).removeprefix(f"stages.{name}: ")) from None
+
+
+def _hold(src: Source, hold: list, path: tuple) -> tuple:
+    """The supports of the stage at ``path`` only (its ``hold`` tables, each as a [[supports]] entry)."""
+    return tuple(_support(src, h, path + ("hold", i)) for i, h in enumerate(hold))
+
+
+def _steps(src: Source, data: dict):
+    if "steps" not in data:
+        return DEFAULT_STEPS
+    path = ("steps",)
+    kind = text(src, data["steps"] if isinstance(data["steps"], dict) else {}, path, "kind", "events",
+                choices=tuple(STEPS))
+    cls = STEPS[kind]
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    t = tab(src, data["steps"], path, ("kind", *names))
+    kw = {}
+    for f in dataclasses.fields(cls):
+        if f.name == "archive_every":
+            kw[f.name] = num(src, t, path, f.name, f.default, low=1, integer=True)
+        elif f.default is dataclasses.MISSING or f.name in t:
+            strict = f.name in ("dt", "dt_fine", "tolerance")
+            kw[f.name] = num(src, t, path, f.name, low=0 if strict else None, open_low=strict)
+    try:
+        return cls(**kw)
+    except ValueError as err:
+        key = field_named(str(err), names)
+        raise src.refuse(path + ((key,) if key else ()), str(err)) from None
+
+
+def _support(src: Source, t: dict, p: tuple) -> Support:
+    tab(src, t, p, ("group", "components"))
+    components = t.get("components", ["x", "y"])
+    if not (isinstance(components, list) and components and all(c in ("x", "y") for c in components)
+            and len(set(components)) == len(components)):
+        raise src.refuse(p + ("components",), f'expected ["x"], ["y"] or ["x", "y"], got {shown(components)}')
+    return Support(text(src, t, p, "group"), tuple(components))
+
+
+def _unique(src: Source, data: dict, section: str) -> None:
+    names = labels(data, section)
+    for j, label in enumerate(names):
+        if label in names[:j]:
+            i = names.index(label)
+            key = "name" if "name" in data[section][j] else ("group" if section == "bodies" else "slave")
+            raise src.refuse((section, j, key), f"{label!r} is also {key_text((section, i))}'s label: give one a "
+                                                f"(different) name")
+
+
+def build(src: Source, data: dict) -> ProblemFile:
+    """The objects ``data`` (a parsed problem file, overrides applied) states, every mistake refused."""
+    tab(src, data, (), TOP)
+    folder = src.path.parent
+    mesh = text(src, data, (), "mesh")
+    if not (folder / mesh).is_file():
+        raise src.refuse(("mesh",), f"no such file {str(folder / mesh)!r}")
+    mass = text(src, data, (), "mass", "consistent", choices=MASS_KINDS)
+    gravity = num(src, data, (), "gravity", GRAVITY, low=0)
+    thickness = num(src, data, (), "thickness", 1.0, low=0, open_low=True)
+    materials = data.get("materials")
+    if not isinstance(materials, dict) or not materials:
+        raise src.refuse(("materials",), "missing (expected at least one [materials.NAME] table)"
+                         if materials is None else f"expected tables [materials.NAME], got {shown(materials)}")
+    made = {name: _material(src, m, ("materials", name)) for name, m in materials.items()}
+    bodies = []
+    for i, t in enumerate(tables(src, data, "bodies", required=True)):
+        p = ("bodies", i)
+        tab(src, t, p, BODY)
+        group, material = text(src, t, p, "group"), text(src, t, p, "material")
+        if material not in made:
+            raise src.refuse(p + ("material",), f"no material {material!r} (defined: {', '.join(made)})")
+        if group in (groups := [b.group for b in bodies]):
+            raise src.refuse(p + ("group",), f"{group!r} is also {key_text(('bodies', groups.index(group)))}'s group")
+        angle = num(src, t, p, "overturn_angle", None, low=0, high=math.pi, open_low=True, open_high=True)
+        bodies.append(Body(group, made[material], angle, text(src, t, p, "name", None)))
+    supports = [_support(src, t, ("supports", i)) for i, t in enumerate(tables(src, data, "supports", False))]
+    pairs, schemes = [], []
+    for i, t in enumerate(tables(src, data, "pairs", required=False)):
+        p = ("pairs", i)
+        slave = text(src, t, p, "slave")
+        law = _law(src, t, p)
+        if ("master" in t) == ("plane" in t):
+            raise src.refuse(p + ("master",), "give master (a line group) or plane = { point = [x, y], normal = [nx, "
+                             "ny] }, not both" if "master" in t else "missing (expected master, a line group, or "
+                             "plane = { point = [x, y], normal = [nx, ny] })", line_of=p if "master" not in t else None)
+        master = text(src, t, p, "master") if "master" in t else _plane(src, t["plane"], p + ("plane",))
+        if schemes and law.scheme != schemes[0][1]:
+            raise src.refuse(p + ("law",), f"{shown(t.get('law', 'lagrange'))} cannot be mixed with the law of "
+                             f"{key_text(('pairs', schemes[0][0]))}: velocity-level (moreau_jean) and position-level "
+                             f"laws need different time schemes")
+        schemes.append((i, law.scheme))
+        pairs.append(Pair(slave, master, law, text(src, t, p, "name", None)))
+    _unique(src, data, "bodies")
+    _unique(src, data, "pairs")
+    masses = data.get("point_masses", {})
+    masses = tab(src, masses, ("point_masses",), tuple(masses) if isinstance(masses, dict) else ())
+    point_masses = {g: num(src, masses, ("point_masses",), g, low=0) for g in masses}
+    stages = tuple(_stage(src, t, ("stages", i), folder) for i, t in enumerate(tables(src, data, "stages", True)))
+    steps = _steps(src, data)
+    scheme = tab(src, data.get("scheme", {}), ("scheme",), ("alpha", "theta"))
+    alpha = num(src, scheme, ("scheme",), "alpha", 0.0, low=-1 / 3, high=0.0)
+    theta = num(src, scheme, ("scheme",), "theta", 0.55, low=0.5, high=1.0)
+    output = tab(src, data.get("output", {}), ("output",), ("out", "paraview"))
+    out = Path(text(src, output, ("output",), "out", str(Path("results") / src.path.stem)))
+    paraview = output.get("paraview", False)
+    if not isinstance(paraview, bool):
+        raise src.refuse(("output", "paraview"), f"expected true or false, got {shown(paraview)}")
+    try:
+        problem = Problem(folder / mesh, bodies, supports, pairs, gravity, mass, thickness, point_masses)
+    except (BadInput, ValueError) as err:
+        raise translate(src, data, str(err)) from None
+    return ProblemFile(src.path, problem, stages, steps, alpha, theta, out, paraview, data, src)

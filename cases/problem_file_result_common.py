@@ -1,0 +1,104 @@
+"""A problem file built (:class:`ProblemFile`) and the library's refusals in the file's terms
+(:func:`translate`: ``bodies.BRICK_1.group: ...`` -> ``stack.toml: line 9: bodies[0].group: ...``).
+"""
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cases.problem_file_syntax_common import Source
+from fem.problem import BaseMotion, Preload, Problem, SelfWeight, assemble
+from fem.ranges import BadInput
+
+#: the keys of a problem file's top level
+TOP = ("mesh", "mass", "gravity", "thickness", "materials", "bodies", "supports", "pairs", "stages", "steps",
+       "scheme", "output", "point_masses")
+#: the stage of each ``kind`` of [[stages]] (its class's ``name``: the default label of an unnamed one)
+STAGE_KINDS = {"preload": Preload, "self_weight": SelfWeight, "base_motion": BaseMotion}
+
+
+@dataclass(frozen=True)
+class ProblemFile:
+    """A problem file read and built: the :class:`fem.problem.Problem`, its stages and steps, the scheme
+    (``alpha``, ``theta``), the output folder ``out`` and ``paraview``, and ``data``, the parsed TOML with
+    the overrides applied (JSON-able: what a run records as its parameters)."""
+
+    path: Path
+    problem: Problem
+    stages: tuple
+    steps: object
+    alpha: float
+    theta: float
+    out: Path
+    paraview: bool
+    data: dict
+    source: Source = field(repr=False, compare=False)
+
+    def refusal(self, err: Exception, out_given: bool = False) -> BadInput:
+        """The library's refusal ``err`` (``bodies.BRICK_1.group: ...``) in the file's terms (``stack.toml:
+        line 9: bodies[0].group: ...``); ``out_given``: the output folder came from ``--out``."""
+        return translate(self.source, self.data, str(err), out_given)
+
+    @contextlib.contextmanager
+    def refusals(self, out_given: bool = False):
+        """Inside the block, a BadInput of the library comes out in the file's terms (:meth:`refusal`)."""
+        try:
+            yield
+        except BadInput as err:
+            raise self.refusal(err, out_given) from None
+
+    def assemble(self):
+        """:func:`fem.problem.assemble` of the problem, its refusals in the file's terms."""
+        with self.refusals():
+            return assemble(self.problem)
+
+
+def labels(data: dict, section: str) -> list[str]:
+    """The label of each entry of a list as the library names it (Body.label, Pair.label, ...)."""
+    entries = data.get(section) if isinstance(data.get(section), list) else []
+    label = {"bodies": lambda e: e.get("name") or e.get("group"), "supports": lambda e: e.get("group"),
+             "pairs": lambda e: e.get("name") or f"{e.get('slave')}/{e.get('master', 'plane')}",
+             "stages": lambda e: e.get("name") or STAGE_KINDS.get(e.get("kind"), BaseMotion).name}
+    return [str(label[section](e if isinstance(e, dict) else {})) for e in entries]
+
+
+def _library_path(data: dict, head: str) -> tuple | None:
+    """The file's path of a key as the library names it (``bodies.BRICK_1.group``, ``stages[1]``, ``mesh``)."""
+    for section in ("bodies", "pairs", "supports", "stages"):
+        if head == section:
+            return (section,)
+        m = re.fullmatch(rf"{section}\[(\d+)\](?:\.(.+))?", head)
+        if m:
+            return (section, int(m.group(1)), *(m.group(2).split(".") if m.group(2) else ()))
+        if head.startswith(section + "."):
+            rest = head[len(section) + 1:]
+            for i, label in enumerate(labels(data, section)):
+                if rest == label:
+                    return (section, i, "group") if section == "supports" else (section, i)
+                if rest.startswith(label + "."):
+                    return (section, i, *rest[len(label) + 1:].split("."))
+    if head.startswith("point_masses."):
+        return ("point_masses", head.split(".", 1)[1])
+    if head in ("alpha", "theta"):
+        return ("scheme", head)
+    if head.split(".")[0] in TOP:
+        return tuple(head.split("."))
+    return None
+
+
+def translate(src: Source, data: dict, message: str, out_given: bool = False) -> BadInput:
+    """A library message ``KEY: what`` as one line in the file's terms (unchanged but for the file's name
+    when its key is not one of the file's)."""
+    head, sep, what = message.partition(": ")
+    if sep and head.startswith("out "):
+        if out_given:
+            return BadInput(f"--{message}")
+        return src.refuse(("output", "out"), f"{head[4:]}: {what}")
+    if sep and head.startswith("mesh "):
+        return src.refuse(("mesh",), f"{head[5:]}: {what}")
+    path = _library_path(data, head) if sep else None
+    if path is None:
+        return BadInput(message if message.startswith(src.name) else f"{src.name}: {message}")
+    return src.refuse(path, what)

@@ -1,0 +1,167 @@
+"""The physics of each stage as the phase a step controller marches (fem.time.march): loads, supports,
+imposed motions, friction and Newton settings; the state a stage starts from and the time it ends at.
+
+* a preload: gravity ramped over static steps (:func:`preload_phase`);
+* a self-weight stage: gravity ramped dynamically; a base motion: the base's d'Alembert loads;
+* an imposed motion: the stage's DDL_IMPO; a tilt: the rigid rotation of its nodes from where the
+  stage starts (fem.loads.applied.RigidRotation); a release: from rest where the stage before left;
+* every dynamic stage: the problem's supports and the stage's holds, full gravity unless ramped.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from fem.loads.applied import Gravity, ImposedDisplacement, RigidRotation
+from fem.loads.base_motion import table_frame_load
+from fem.loads.functions import PiecewiseLinear
+from fem.problem.definition import Assembled
+from fem.problem.stages import BaseMotion, ImposedMotion, Preload, Release, SelfWeight, Tilt
+from fem.ranges import BadInput
+from fem.stage.phase import NewtonSettings, Phase, State
+from fem.stage.schemes import Static
+
+#: every stage type a simulation runs, and those that integrate the dynamics
+STAGES = (Preload, SelfWeight, BaseMotion, ImposedMotion, Tilt, Release)
+DYNAMIC = (SelfWeight, BaseMotion, ImposedMotion, Tilt, Release)
+
+
+def default_newton(assembled: Assembled) -> NewtonSettings:
+    """Code_Aster's RESI_GLOB_RELA 1e-6 with RESI_GLOB_MAXI 2e-6 of the bodies' weight (8e-3 N for
+    SDNV105's 4 kN block, the shaking table's setting)."""
+    weight = assembled.body_weight()
+    return NewtonSettings(rela=1e-6, maxi=2e-6 * weight if weight > 0 else None, max_iterations=40)
+
+
+def supports(supports) -> tuple[ImposedDisplacement, ...]:
+    """The supports (fem.problem.Support) as imposed zero displacements."""
+    return tuple(ImposedDisplacement(s.group, c) for s in supports for c in s.components)
+
+
+def preload_phase(assembled: Assembled, stage: Preload) -> Phase:
+    """Gravity from 0 at t = -duration to its full value at -duration / 2, held to 0 (static steps)."""
+    g = assembled.problem.gravity
+    ramp = PiecewiseLinear((-stage.duration, -stage.duration / 2), (0.0, 1.0))
+    newton = stage.newton or NewtonSettings(rela=1e-6, maxi=default_newton(assembled).maxi, max_iterations=40)
+    return Phase(stage.name, -stage.duration, 0.0, stage.duration / stage.steps, Static(),
+                 gravity=Gravity((0.0, -g), ramp), constraints=supports(assembled.problem.supports + stage.hold),
+                 friction=stage.friction, newton=newton)
+
+
+def check_stages(stages, continued: bool = False) -> tuple:
+    """The stages as a tuple; BadInput for a stage of no known kind, a preload after the first stage,
+    or a first stage that does not say when it starts (unless it ``continued`` a state given)."""
+    stages = tuple(stages)
+    if not stages:
+        raise BadInput("stages: at least one stage")
+    for i, s in enumerate(stages):
+        if not isinstance(s, STAGES):
+            raise BadInput(f"stages[{i}]: a Preload, SelfWeight, BaseMotion, ImposedMotion, Tilt or Release, "
+                           f"got {type(s).__name__}")
+        if isinstance(s, Preload) and i != 0:
+            raise BadInput(f"stages[{i}]: a preload comes first (it starts from the unloaded mesh)")
+    first = stages[0]
+    if not continued and (isinstance(first, Release) or (isinstance(first, (ImposedMotion, Tilt))
+                                                         and first.start is None)):
+        raise BadInput(f"stages.{first.name}: the first stage must say when it starts (a {type(first).__name__} "
+                       f"continues the stage before it)")
+    for before, s in zip(stages, stages[1:]):
+        if getattr(s, "start", None) is not None and isinstance(s, (ImposedMotion, Tilt)) \
+                and not isinstance(before, DYNAMIC):
+            raise BadInput(f"stages.{s.name}.start: a restart needs a dynamic stage before it, got "
+                           f"{type(before).__name__}")
+        if getattr(s, "start", None) is not None and isinstance(before, (SelfWeight, ImposedMotion, Tilt)) \
+                and before.start is not None and not before.start < s.start <= before.end:
+            raise BadInput(f"stages.{s.name}.start: {s.start!r} s is not inside the stage before it "
+                           f"({before.start!r} to {before.end!r} s)")
+    return stages
+
+
+def check_groups(assembled: Assembled, stages, settings=None) -> None:
+    """Refuse (BadInput naming the key) a stage's group the mesh does not have: holds, imposed motions,
+    a tilt's nodes and pivot (groups of one node); a steps spec named for no stage."""
+    mesh = assembled.mesh
+    for s in stages:
+        for h in getattr(s, "hold", ()):
+            if h.group not in mesh.node_groups and h.group not in mesh.cell_groups:
+                raise BadInput(f"stages.{s.name}.hold: the mesh has no group {h.group!r}")
+        for m in getattr(s, "motions", ()):
+            if m.group not in mesh.node_groups and m.group not in mesh.cell_groups:
+                raise BadInput(f"stages.{s.name}.motions: the mesh has no group {m.group!r}")
+        if isinstance(s, Tilt):
+            _one_node(assembled, f"stages.{s.name}.pivot", s.pivot)
+            for g in s.nodes:
+                _one_node(assembled, f"stages.{s.name}.nodes", g)
+    named = getattr(settings, "steps", None)
+    if isinstance(named, Mapping):
+        unknown = sorted(set(named) - {s.name for s in stages})
+        if unknown:
+            raise BadInput(f"steps: {unknown[0]!r} names no stage; the stages are "
+                           f"{', '.join(repr(s.name) for s in stages)}")
+
+
+def first_time(stage) -> float:
+    """The time [s] the first stage starts at."""
+    if isinstance(stage, Preload):
+        return -stage.duration
+    return stage.start if isinstance(stage, (SelfWeight, ImposedMotion, Tilt)) else 0.0
+
+
+def stage_end(stage, t_start: float) -> float:
+    """The time [s] a dynamic stage starting at ``t_start`` ends at."""
+    return t_start + stage.duration if isinstance(stage, BaseMotion) else stage.end
+
+
+def planned_end(stages) -> float:
+    """The time [s] the stages end at: a preload ends at 0, a base motion ``duration`` after the stage
+    before it, the others at their ``end``."""
+    t = 0.0
+    for s in stages:
+        t = 0.0 if isinstance(s, Preload) else stage_end(s, t)
+    return t
+
+
+def _one_node(assembled: Assembled, key: str, group: str) -> int:
+    mesh = assembled.mesh
+    if group not in mesh.node_groups:
+        raise BadInput(f"{key}: the mesh has no node group {group!r}")
+    nodes = mesh.nodes(group)
+    if nodes.size != 1:
+        raise BadInput(f"{key}: {group!r} must be a group of one node, it has {nodes.size}")
+    return int(nodes[0])
+
+
+def tilt_motions(assembled: Assembled, stage: Tilt, state: State) -> tuple[ImposedDisplacement, ...]:
+    """Both components of each node of ``stage.nodes`` turned rigidly about the pivot's position in
+    ``state`` from the node's own position in ``state`` (fem.loads.applied.RigidRotation)."""
+    points, u = assembled.mesh.points[:, :2], state.u.reshape(-1, 2)
+    o = _one_node(assembled, f"stages.{stage.name}.pivot", stage.pivot)
+    pivot = tuple(float(x) for x in points[o] + u[o])
+    motions = []
+    for group in stage.nodes:
+        k = _one_node(assembled, f"stages.{stage.name}.nodes", group)
+        reference, position = tuple(float(x) for x in points[k]), tuple(float(x) for x in points[k] + u[k])
+        motions += [ImposedDisplacement(group, axis, 1.0, RigidRotation(reference, position, pivot, stage.angle, c,
+                                                                        stage.ramp))
+                    for c, axis in enumerate("xy")]
+    return tuple(motions)
+
+
+def dynamic_phase(assembled: Assembled, stage, state: State, newton: NewtonSettings, scheme) -> Phase:
+    """The phase of a dynamic stage starting from ``state`` (its time is the stage's start): gravity
+    (ramped for a self-weight stage), the base's d'Alembert loads, the problem's supports, the stage's
+    holds and imposed motions, its friction, ``newton`` unless the stage has its own; ``scheme`` is
+    the first step's (the controller chooses each step's)."""
+    problem = assembled.problem
+    g = (0.0, -problem.gravity)
+    t_start = state.t
+    gravity = (Gravity(g, PiecewiseLinear((stage.start, stage.ramp_end), (0.0, 1.0)))
+               if isinstance(stage, SelfWeight) else Gravity(g))
+    inertial = (tuple(table_frame_load(h, c, start=t_start) for c, h in stage.components())
+                if isinstance(stage, BaseMotion) else ())
+    imposed = (stage.motions if isinstance(stage, ImposedMotion) else
+               tilt_motions(assembled, stage, state) if isinstance(stage, Tilt) else ())
+    held = supports(problem.supports + getattr(stage, "hold", ())) + imposed
+    t_end = stage_end(stage, t_start)
+    return Phase(stage.name, t_start, t_end, t_end - t_start, scheme, gravity=gravity, inertial=inertial,
+                 constraints=held, friction=getattr(stage, "friction", None),
+                 newton=getattr(stage, "newton", None) or newton)
