@@ -196,6 +196,13 @@ MUTATIONS = (
     _m("stages: a restart continues from the end of the stage before, not from its state at the start time",
        "fem/problem/simulate.py", "                state, terms = snapshot", "                _, terms = snapshot",
        "tests/test_problem_stages.py::test_a_block_tilted_and_released_rocks_as_the_rigid_block"),
+    _m("problem: the springs left out of the terms a stage integrates", "fem/problem/simulate.py",
+       "marched = settings.march(model, phase, state, assembled.all_terms(), steps, stop=stop)",
+       "marched = settings.march(model, phase, state, assembled.terms, steps, stop=stop)",
+       "tests/test_problem_discrete.py::test_a_mass_on_a_spring_loaded_at_once_swings_to_twice_its_static_deflection"),
+    _m("problem: a stage's gravity vector ignored", "fem/problem/physics.py",
+       "    g = stage_gravity(assembled, stage)\n", "    g = (0.0, -problem.gravity)\n",
+       "tests/test_problem_discrete.py::test_a_stages_gravity_vector_is_the_one_the_mass_falls_with"),
     # ---- fem/loads/base_motion.py: table motions
     _m("one-cosine pulse: displacement (1 - cos w t) / w instead of / w^2", "fem/loads/base_motion.py",
        "A * _one_minus_cos_over(w, t, 2)", "A * _one_minus_cos_over(w, t, 1)",

@@ -34,11 +34,12 @@ from pathlib import Path
 
 from cases import problem_file  # noqa: E402
 from cases.sweep import run_study, study_points  # noqa: E402
-from fem.problem import BaseMotion, Preload, SelfWeight, simulate  # noqa: E402
+from fem.problem import Preload, Settings, simulate  # noqa: E402
 from fem.problem.definition import load_mesh  # noqa: E402
+from fem.problem.physics import stage_end  # noqa: E402
 from fem.problem.simulate import ENERGY_LIMIT  # noqa: E402
 from fem.run.lifecycle import (EXIT_FAILED, EXIT_OK, BadInput, CaseParser, add_run_flags, check_resources,  # noqa: E402
-                               estimate, execute)
+                               count_steps, estimate, execute)
 from fem.studies import sweep  # noqa: E402
 
 SCRIPT = Path(__file__).resolve()
@@ -96,13 +97,23 @@ def _main(argv) -> int:
 
 
 def run_estimate(pf: problem_file.ProblemFile, mesh):
-    """:func:`fem.run.lifecycle.estimate` of a run: the bodies' cells, the steps of ``steps.dt``
-    through the stages (an event-driven run takes at least these, and finer ones near impacts)."""
+    """:func:`fem.run.lifecycle.estimate` of a run: the bodies' cells, the preloads' static steps and the steps
+    of every dynamic stage, from its start (its own, or where the stage before ended) to its end, of its
+    steps spec's dt (a Windows spec: each window's dt over its part of the stage). An event-driven run takes
+    at least these, and finer ones near impacts."""
     blocks = [mesh.cell_groups[b.group] for b in pf.problem.bodies if b.group in mesh.cell_groups]
     cells = sum(len(b) for b in blocks)
     per_cell = max((b.connectivity.shape[1] for b in blocks), default=4)
-    duration = sum(s.duration for s in pf.stages if isinstance(s, (BaseMotion, SelfWeight)))
-    steps = duration / pf.steps.dt + sum(s.steps for s in pf.stages if isinstance(s, Preload))
+    settings, t, steps = Settings(steps=pf.steps), 0.0, 0.0
+    for s in pf.stages:
+        if isinstance(s, Preload):
+            t, steps = 0.0, steps + s.steps
+            continue
+        start = t if getattr(s, "start", None) is None else s.start
+        t = stage_end(s, start)
+        spec = settings.steps_for(s.name)
+        rows = getattr(spec, "rows", None) or [(start, t, spec.dt)]
+        steps += count_steps([(max(r[0], start), min(r[1], t), r[2]) for r in rows])
     return estimate(len(mesh.points), cells, per_cell, steps)
 
 
@@ -115,8 +126,8 @@ def run(a, command: str) -> int:
                     remedy="a larger steps.dt, shorter stages, a coarser mesh")
     with pf.refusals(out_given=a.out is not None):
         outcome = simulate(replace(pf.problem, mesh=mesh), pf.stages, out=out, steps=pf.steps, alpha=pf.alpha,
-                           theta=pf.theta, paraview=pf.paraview, quiet=a.quiet, case=a.file.stem, command=command,
-                           parameters=pf.data)
+                           alpha_fine=pf.alpha_fine, theta=pf.theta, paraview=pf.paraview, quiet=a.quiet,
+                           case=a.file.stem, command=command, parameters=pf.data)
     tell(outcome)
     if outcome.status == "failed":
         print(f"error: the run failed: {outcome.message}; results up to t = {outcome.t_reached} s are in "

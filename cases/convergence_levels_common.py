@@ -1,22 +1,23 @@
 """The levels of a convergence study (cases/convergence.py): :class:`Level` (one run of the case: a
 time step, a mesh, its folder, its arguments, then its status and summary), :class:`Plan` (the
-study as planned: its levels and options), and :class:`LevelRunner`, which runs the levels as
-processes of their own, up to ``jobs`` at once, reuses a level already complete, and forwards a
-signal to the running levels."""
+study as planned: its levels and options), and :class:`LevelRunner`, which runs the levels through
+the studies' launcher (fem.studies.tasks.launch, as a sweep runs its points), up to ``jobs`` at once,
+reuses a level already complete, and passes a signal on to the running levels."""
 from __future__ import annotations
 
 import json
-import math
 import shlex
-import subprocess
+import signal
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from fem.run.lifecycle import EXIT_FAILED
+from fem.studies.tasks import exit_code, launch, write_stop_file
 from fem.time.interrupt import Interrupted
 
 CASES_DIR = Path(__file__).resolve().parent
@@ -92,13 +93,16 @@ def _last_line(path: Path) -> str | None:
 
 
 class LevelRunner:
-    """Runs levels as subprocesses, up to ``jobs`` at once; a signal reaching this process (as
-    :class:`Interrupted`) is forwarded to the running levels, which stop and record it."""
+    """Runs levels as processes of their own through the studies' launcher (fem.studies.tasks.launch:
+    own session, supervised, stopped through a stop file), up to ``jobs`` at once; a signal reaching
+    this process (as :class:`Interrupted`) is passed to the running levels, which stop and record it
+    (SIGKILL ``STOP_WAIT`` s later, or at once on a second signal); levels not yet begun stay pending."""
 
     def __init__(self, out: Path, jobs: int, quiet: bool, reuse: bool, total: int):
         self.logs = out / "logs"
         self.jobs, self.quiet, self.reuse, self.total = jobs, quiet, reuse, total
         self.count = 0
+        self.stop_file = self.logs / "stop"
 
     def script(self, level: Level) -> Path:
         """The script a level runs: ``cases/<CASE>.py`` (a test may substitute its own)."""
@@ -108,18 +112,18 @@ class LevelRunner:
         if not self.quiet:
             print(f"convergence: {text}", file=sys.stderr, flush=True)
 
-    def _start(self, level: Level):
+    def _run(self, level: Level) -> None:
+        """One level, in a thread of the pool: launched unless the study was stopped before it began."""
+        if self.stop_file.exists():
+            return
         self.count += 1
         level.out.mkdir(parents=True, exist_ok=True)
-        self.logs.mkdir(parents=True, exist_ok=True)
-        stdout = open(self.logs / f"{level.name}.out", "w")
-        stderr = open(self.logs / f"{level.name}.err", "w")
         level.started = time.time()
         self.say(f"level {self.count}/{self.total} {level.name}: {level.command}")
-        # a session of its own: a Ctrl-C at the terminal reaches this process only, which forwards it once
-        proc = subprocess.Popen([sys.executable, str(self.script(level)), *level.args],
-                                stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL, start_new_session=True)
-        return proc, stdout, stderr
+        raw, _, _ = launch(str(self.script(level)), level.args, self.logs / f"{level.name}.out",
+                           self.logs / f"{level.name}.err", time_limit=None, stop_file=str(self.stop_file),
+                           grace=STOP_WAIT)
+        self._done(level, exit_code(raw))
 
     def _done(self, level: Level, code: int) -> None:
         level.finished = time.time()
@@ -144,53 +148,37 @@ class LevelRunner:
             else:
                 pending.append(level)
         self.total = len(pending)
-        running: list = []
-        try:
-            while pending or running:
-                while pending and len(running) < self.jobs:
-                    level = pending.pop(0)
-                    running.append((level, *self._start(level)))
-                still = []
-                for level, proc, *files in running:
-                    code = proc.poll()
-                    if code is None:
-                        still.append((level, proc, *files))
-                        continue
-                    for f in files:
-                        f.close()
-                    self._done(level, code)
-                if len(still) == len(running):
-                    time.sleep(0.05)
-                running = still
-        except Interrupted as stop:
-            self._stop(running, stop.signum)
-            raise
-        except BaseException:
-            self._stop(running, None)
-            raise
+        if not pending:
+            return
+        self.logs.mkdir(parents=True, exist_ok=True)
+        for leftover in (self.stop_file, Path(f"{self.stop_file}.now")):
+            leftover.unlink(missing_ok=True)
+        with ThreadPoolExecutor(self.jobs) as pool:
+            futures = [pool.submit(self._run, level) for level in pending]
+            try:
+                for future in futures:
+                    future.result()
+            except Interrupted as stop:
+                write_stop_file(self.stop_file, signal.Signals(stop.signum).name)
+                self._wait(futures)
+                raise
+            except BaseException:
+                write_stop_file(self.stop_file, "SIGTERM")
+                Path(f"{self.stop_file}.now").touch()
+                self._wait(futures)
+                raise
 
-    def _stop(self, running: list, signum: int | None) -> None:
-        """Forward the signal to each running level (SIGKILL for an error of this process), give it
-        STOP_WAIT seconds to record where it stopped, then kill it."""
-        for level, proc, *_ in running:
-            try:
-                proc.send_signal(signum) if signum is not None else proc.kill()
-            except OSError:
-                pass
-        deadline = time.monotonic() + STOP_WAIT
-        for level, proc, *files in running:
-            try:
-                code = proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                code = proc.wait()
-            except Interrupted:  # a second signal: stop every level at once
-                deadline = -math.inf
-                proc.kill()
-                code = proc.wait()
-            for f in files:
-                f.close()
-            self._done(level, code)
+    def _wait(self, futures) -> None:
+        """Wait for the levels stopping; a second signal kills them at once."""
+        for future in futures:
+            while True:
+                try:
+                    future.result()
+                    break
+                except Interrupted:
+                    Path(f"{self.stop_file}.now").touch()
+                except Exception:  # noqa: BLE001 (a level's own failure is in its record)
+                    break
 
 
 @dataclass

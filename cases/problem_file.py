@@ -22,12 +22,29 @@ its steps and the run's settings), every mistake refused on one line naming the 
     mu = 0.7                            # (default), augmented, penalty, moreau_jean; mu required
     [[stages]]
     kind = "preload"                    # steps (5), friction (each pair's own), duration (1), name ("preload"),
-                                        # hold: supports of the preload only, [{ group = "O1", components = ["x"] }]
+                                        # hold: supports of the preload only, [{ group = "O1", components = ["x"] }],
+                                        # newton = { rela = 1e-6, maxi = 1e-3, max_iterations = 40 } (keys left
+                                        # out: fem.stage.phase.NewtonSettings' defaults; without: the run's)
     [[stages]]                          # a dynamic gravity ramp (fem.problem.SelfWeight), first or after another
     kind = "self_weight"                # stage: gravity from 0 at start to full at ramp_end, held to end (absolute
     start = -1.0                        # times [s], start < ramp_end, start < end) with the run's steps and scheme;
-    ramp_end = -0.8                     # name ("self-weight"), hold as the preload's
-    end = 0.0
+    ramp_end = -0.8                     # name ("self-weight"), hold as the preload's; friction (each pair's own)
+    end = 0.0                           # and newton (the run's) of this stage, as the preload's
+    [[stages]]                          # nodes (one-node groups) turned rigidly about pivot by angle * ramp(t)
+    kind = "tilt"                       # [rad] (fem.problem.Tilt) to end [s]; start: from the state the stage
+    start = -1.05                       # before reached then (optional: where it ended); ramp: linear between
+    end = 0.0                           # its points (fem.loads.functions.PiecewiseLinear), constant outside;
+    angle = 0.05                        # name ("tilt"), hold, friction, newton as the self-weight's
+    nodes = ["C1", "O1"]
+    pivot = "O"
+    ramp = { times = [-1.05, -0.5], values = [0.0, 1.0] }
+    [[stages]]                          # displacements value * ramp(t) [m] imposed (fem.problem.ImposedMotion;
+    kind = "imposed_motion"             # without ramp: constant) to end [s]; start, name ("imposed motion"),
+    end = 0.0                           # hold, friction, newton as the tilt's
+    motions = [{ group = "C1", component = "x", value = -0.008, ramp = { times = [-1.0, 0.0], values = [0, 1] } }]
+    [[stages]]                          # the bodies let go at rest where the stage before left them, to end [s]
+    kind = "release"                    # (fem.problem.Release); name ("release"), friction, newton
+    end = 0.2
     [[stages]]
     kind = "base_motion"                # name (default "base motion"), duration [s], x and y optional:
     name = "shake"                      # a record (baseline, peak_g optional), or a closed form of
@@ -36,17 +53,24 @@ its steps and the run's settings), every mistake refused on one line naming the 
     y = { kind = "sine-pulse", amplitude_g = 0.5, frequency = 2.0 }    # scale (a factor) optional
     [steps]                             # optional: events (fem.time.stepping.EventSteps: dt, dt_fine, tolerance,
     kind = "events"                     # archive_every, fine_after, lookahead, growth) | uniform (dt,
-    dt = 1e-3                           # archive_every); without [steps]: EventSteps(1e-3, 1e-4, tolerance 1e-7)
-    dt_fine = 1e-4
-    tolerance = 1e-7
-    [scheme]                            # optional: HHT alpha (0), Moreau-Jean theta (0.55)
+    dt = 1e-3                           # archive_every, alpha, theta) | windows (fem.problem.Windows: rows =
+    dt_fine = 1e-4                      # [[t_start, t_end, dt, alpha, fine(, modified)], ...], refine_dt,
+    tolerance = 1e-7                    # refine_alpha, refine_after, settle, watch, archive_every, theta);
+                                        # without [steps]: EventSteps(1e-3, 1e-4, tolerance 1e-7)
+    [steps.release]                     # or, instead of one spec for every stage, a table per stage named by the
+    kind = "uniform"                    # stage's name (its name key, else its kind's default: "self-weight",
+    dt = 1e-4                           # "tilt", "imposed motion", "release", "base motion"); a stage not named
+                                        # takes EventSteps(1e-3, 1e-4, tolerance 1e-7). Not both in one file.
+    [scheme]                            # optional: HHT alpha (0), Moreau-Jean theta (0.55), alpha_fine: HHT alpha of
+                                        # the fine event-driven steps (default: alpha)
     [output]                            # optional: out (results/<file stem>, from the current dir), paraview
     [point_masses]                      # optional: node or line group = mass [kg] at each of its nodes
 
 Overrides ``("KEY.PATH", "VALUE")`` change the parsed file before anything is built: the value read as TOML
 (``0.5``, ``true``, ``"lumped"``; other text as a string), the key dotted, a segment after a list picking an
 entry by its ``name`` (bodies also by ``group``, pairs by ``slave``, supports by ``group``, unnamed stages by
-``kind``) or its index: ``stages.shake.x.scale``, ``pairs.BRICK_1_BOTTOM.mu``, ``bodies.0.material``, ``steps.dt``.
+``kind``) or its index: ``stages.shake.x.scale``, ``pairs.BRICK_1_BOTTOM.mu``, ``bodies.0.material``, ``steps.dt``,
+``steps.release.dt``.
 
 Every mistake is a one-line :class:`fem.ranges.BadInput`: ``stack.toml: line 12: pairs[1].mu: expected a number
 >= 0, got "high"`` (a key set by an override names it instead of its line); so are the library's refusals

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import math
+import re
 from pathlib import Path
 
 from cases.problem_file_result_common import STAGE_KINDS, TOP, ProblemFile, labels, translate
@@ -16,10 +17,15 @@ from contact.laws import LAWS
 from contact.zone import RigidPlane
 from fem.constants import GRAVITY
 from fem.loads import base_motion as bm
+from fem.loads.applied import ImposedDisplacement
+from fem.loads.functions import PiecewiseLinear
 from fem.model.mass import MASS_KINDS
 from fem.model.material import ElasticMaterial
-from fem.problem import BaseMotion, Body, EventSteps, Pair, Preload, Problem, SelfWeight, Support, Uniform
+from fem.problem import BaseMotion, Body, EventSteps, Pair, Preload, Problem, SelfWeight, Support, Uniform, Windows
+from fem.problem.definition import load_mesh
+from fem.problem.physics import check_stages
 from fem.ranges import BadInput
+from fem.stage.phase import NewtonSettings
 
 MATERIAL = ("young", "poisson", "density", "rayleigh_stiffness", "rayleigh_mass")
 BODY = ("group", "material", "name", "overturn_angle")
@@ -28,8 +34,20 @@ LAW_FIELDS = {name: tuple(f.name for f in dataclasses.fields(cls)) for name, cls
 #: closed-form base motions (fem.loads.base_motion.base_motion's kinds other than "record")
 CLOSED_FORMS = {"harmonic": bm.Harmonic, "sine-pulse": bm.SinePulse, "cosine-pulse": bm.CosinePulse, "ramp": bm.Ramp}
 RECORD = ("record", "kind", "column", "units", "scale", "baseline", "peak_g")
-STEPS = {"events": EventSteps, "uniform": Uniform}
+STEPS = {"events": EventSteps, "uniform": Uniform, "windows": Windows}
 DEFAULT_STEPS = EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7)  # simulate()'s
+#: the bounds of a number of a steps table (num's keywords; any other number: finite)
+STEP_BOUNDS = {**{k: {"low": 0, "open_low": True} for k in ("dt", "dt_fine", "tolerance", "refine_dt", "refine_after")},
+               **{k: {"low": -1, "high": 0, "open_low": True} for k in ("alpha", "refine_alpha")},
+               "theta": {"low": 0.5, "high": 1.0}, "archive_every": {"low": 1, "integer": True}}
+#: the keys of each stage kind in time (besides kind and name), in the order a refusal lists them
+TIMED = {"self_weight": ("start", "ramp_end", "end", "hold", "friction", "newton"),
+         "tilt": ("start", "end", "angle", "nodes", "pivot", "ramp", "hold", "friction", "newton"),
+         "imposed_motion": ("start", "end", "motions", "hold", "friction", "newton"),
+         "release": ("end", "friction", "newton")}
+NEWTON = ("rela", "maxi", "max_iterations")  # fem.stage.phase.NewtonSettings
+ROW = "[t_start, t_end, dt, alpha, fine] or [t_start, t_end, dt, alpha, fine, modified]"
+RAMP = "{ times = [t0, t1, ...], values = [v0, v1, ...] }"
 
 
 def _material(src: Source, value, path: tuple) -> ElasticMaterial:
@@ -132,7 +150,7 @@ def _motion(src: Source, value, path: tuple, folder: Path):
 def _stage(src: Source, t: dict, path: tuple, folder: Path):
     kind = text(src, t, path, "kind", choices=tuple(STAGE_KINDS))
     if kind == "preload":
-        tab(src, t, path, ("kind", "name", "steps", "friction", "duration", "hold"))
+        tab(src, t, path, ("kind", "name", "steps", "friction", "duration", "hold", "newton"))
         if path[-1] != 0:
             raise src.refuse(path + ("kind",), "a preload comes first (it starts from the unloaded mesh): make it "
                                                "the first [[stages]]")
@@ -140,27 +158,100 @@ def _stage(src: Source, t: dict, path: tuple, folder: Path):
         return Preload(steps=num(src, t, path, "steps", 5, low=1, high=1000, integer=True),
                        friction=num(src, t, path, "friction", None, low=0),
                        duration=num(src, t, path, "duration", 1.0, low=0, open_low=True),
-                       hold=_hold(src, hold, path), name=text(src, t, path, "name", "preload"))
-    if kind == "self_weight":
-        return _self_weight(src, t, path)
+                       hold=_hold(src, hold, path), newton=_newton(src, t, path),
+                       name=text(src, t, path, "name", "preload"))
+    if kind in TIMED:
+        return _timed(src, t, path, kind)
     tab(src, t, path, ("kind", "name", "duration", "x", "y"))
     duration = num(src, t, path, "duration", low=0, open_low=True)
     x, y = (_motion(src, t[c], path + (c,), folder) if c in t else None for c in ("x", "y"))
     return BaseMotion(duration, x, y, text(src, t, path, "name", "base motion"))
 
 
-def _self_weight(src: Source, t: dict, path: tuple) -> SelfWeight:
-    """Gravity ramped dynamically from 0 at ``start`` to full at ``ramp_end``, held to ``end`` (absolute [s])."""
-    times = ("start", "ramp_end", "end")
-    tab(src, t, path, ("kind", "name", *times, "hold"))
-    kw = {k: num(src, t, path, k) for k in times}
-    hold, name = _hold(src, tables(src, t, "hold", False, path), path), text(src, t, path, "name", SelfWeight.name)
+def _timed(src: Source, t: dict, path: tuple, kind: str):
+    """A stage in absolute time (module docstring): SelfWeight, Tilt, ImposedMotion or Release."""
+    cls, keys = STAGE_KINDS[kind], TIMED[kind]
+    tab(src, t, path, ("kind", "name", *keys))
+    kw = {k: num(src, t, path, k, None if k == "start" and kind != "self_weight" else REQUIRED)
+          for k in ("start", "ramp_end", "end") if k in keys}
+    if kind == "tilt":
+        kw.update(angle=num(src, t, path, "angle"), nodes=_names(src, t, path, "nodes", '["C1", "O1"]'),
+                  pivot=text(src, t, path, "pivot"),
+                  ramp=_ramp(src, t["ramp"] if "ramp" in t else missing(src, t, path, "ramp", RAMP), path + ("ramp",)))
+    if kind == "imposed_motion":
+        kw["motions"] = tuple(_imposed(src, m, path + ("motions", i))
+                              for i, m in enumerate(tables(src, t, "motions", True, path)))
+    if "hold" in keys:
+        kw["hold"] = _hold(src, tables(src, t, "hold", False, path), path)
+    name = kw["name"] = text(src, t, path, "name", cls.name)
+    kw.update(friction=num(src, t, path, "friction", None, low=0), newton=_newton(src, t, path))
     try:
-        return SelfWeight(**kw, hold=hold, name=name)
-    except BadInput as err:  # "stages.NAME: start before ramp_end ...": at the later time, or at start if set by --set
-        later = "ramp_end" if kw["start"] >= kw["ramp_end"] else "end"
+        return cls(**kw)
+    except BadInput as err:  # "stages.NAME.KEY: what", or "stages.NAME: start before ... end": at the later time,
+        head, _, what = str(err).partition(": ")  # or at start if set by --set
+        if head != f"stages.{name}":
+            raise src.refuse(path + _keys(head.removeprefix(f"stages.{name}")), what) from None
+        later = "ramp_end" if kw["start"] >= kw.get("ramp_end", math.inf) else "end"
         key = "start" if src.origin(path + ("start",)) and not src.origin(path + (later,)) else later
-        raise src.refuse(path + (key,), str(err).removeprefix(f"stages.{name}: ")) from None
+        raise src.refuse(path + (key,), what) from None
+
+
+def _keys(rest: str) -> tuple:
+    """``.rows[1].dt`` -> ``("rows", 1, "dt")``: the keys of a library message's head after its owner."""
+    return tuple(int(k[1:-1]) if k.startswith("[") else k for k in re.findall(r"\[\d+\]|[^.\[\]]+", rest))
+
+
+def _numbers(src: Source, t: dict, path: tuple, key: str) -> tuple:
+    v = t[key] if key in t else missing(src, t, path, key, "a list of numbers")
+    if not (isinstance(v, list) and v and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                              and math.isfinite(x) for x in v)):
+        raise src.refuse(path + (key,), f"expected a list of finite numbers, got {shown(v)}")
+    return tuple(float(x) for x in v)
+
+
+def _ramp(src: Source, value, path: tuple) -> PiecewiseLinear:
+    """A multiplier of time (fem.loads.functions.PiecewiseLinear: linear between its points, constant outside)."""
+    t = tab(src, value, path, ("times", "values"), f" {RAMP}")
+    times, values = _numbers(src, t, path, "times"), _numbers(src, t, path, "values")
+    if any(b <= a for a, b in zip(times, times[1:])):
+        raise src.refuse(path + ("times",), f"expected strictly increasing times [s], got {shown(t['times'])}")
+    if len(values) != len(times):
+        raise src.refuse(path + ("values",), f"expected as many values as times ({len(times)}), got {len(values)}")
+    return PiecewiseLinear(times, values)
+
+
+def _names(src: Source, t: dict, path: tuple, key: str, example: str) -> tuple:
+    """``t[key]``: a non-empty list of group names."""
+    v = t[key] if key in t else missing(src, t, path, key, f"a list of node group names, e.g. {example}")
+    if not (isinstance(v, list) and v and all(isinstance(n, str) and n.strip() for n in v)):
+        raise src.refuse(path + (key,), f"expected a list of node group names (e.g. {example}), got {shown(v)}")
+    return tuple(v)
+
+
+def _imposed(src: Source, m: dict, p: tuple) -> ImposedDisplacement:
+    """An imposed displacement: value [m] times its ramp (none: constant)."""
+    tab(src, m, p, ("group", "component", "value", "ramp"))
+    ramp = {"function": _ramp(src, m["ramp"], p + ("ramp",))} if "ramp" in m else {}
+    return ImposedDisplacement(text(src, m, p, "group"), text(src, m, p, "component", choices=("x", "y")),
+                               num(src, m, p, "value"), **ramp)
+
+
+def _newton(src: Source, t: dict, path: tuple) -> NewtonSettings | None:
+    """The stage's Newton settings (its ``newton`` table; the keys left out NewtonSettings' defaults), or None."""
+    if "newton" not in t:
+        return None
+    p = path + ("newton",)
+    n = tab(src, t["newton"], p, NEWTON, " { rela = 1e-6, maxi = 1e-3, max_iterations = 40 }")
+    kw = {k: num(src, n, p, k, low=0, open_low=True) for k in ("rela", "maxi") if k in n}
+    return NewtonSettings(**kw, **({"max_iterations": num(src, n, p, "max_iterations", low=1, integer=True)}
+                                   if "max_iterations" in n else {}))
+
+
+def _flag(src: Source, t: dict, path: tuple, key: str, default: bool) -> bool:
+    v = t.get(key, default)
+    if not isinstance(v, bool):
+        raise src.refuse(path + (key,), f"expected true or false, got {shown(v)}")
+    return v
 
 
 def _hold(src: Source, hold: list, path: tuple) -> tuple:
@@ -168,27 +259,81 @@ def _hold(src: Source, hold: list, path: tuple) -> tuple:
     return tuple(_support(src, h, path + ("hold", i)) for i, h in enumerate(hold))
 
 
-def _steps(src: Source, data: dict):
+def _steps(src: Source, data: dict, stages: tuple):
+    """One spec for every stage (``[steps]`` with its kind), or one per stage (``[steps.STAGE]`` tables, a
+    stage not named taking DEFAULT_STEPS): a mapping from stage names to specs."""
     if "steps" not in data:
         return DEFAULT_STEPS
-    path = ("steps",)
-    kind = text(src, data["steps"] if isinstance(data["steps"], dict) else {}, path, "kind", "events",
-                choices=tuple(STEPS))
+    steps = data["steps"]
+    tabled = [k for k, v in steps.items() if isinstance(v, dict)] if isinstance(steps, dict) else []
+    if not tabled:
+        return _watched(src, data, {("steps",): _spec(src, steps, ("steps",))})[("steps",)]
+    named = {s.name: s for s in stages}
+    for key, value in steps.items():
+        if not isinstance(value, dict):
+            raise src.refuse(("steps", key), f"beside the table {key_text(('steps', tabled[0]))} of a stage: give "
+                             f"[steps] one spec for every stage (kind and its keys) or a [steps.STAGE] table per "
+                             f"stage, not both")
+        if key not in named:
+            raise src.refuse(("steps", key), f"names no stage; the stages are {', '.join(shown(n) for n in named)}")
+        if isinstance(named[key], Preload):
+            raise src.refuse(("steps", key), "a preload has no time steps (its own steps: static increments)")
+    specs = _watched(src, data, {("steps", key): _spec(src, value, ("steps", key)) for key, value in steps.items()})
+    return {path[-1]: spec for path, spec in specs.items()}
+
+
+def _spec(src: Source, value, path: tuple):
+    """The steps spec of the table at ``path``: EventSteps, Uniform or Windows (module docstring)."""
+    kind = text(src, value if isinstance(value, dict) else {}, path, "kind", "events", choices=tuple(STEPS))
     cls = STEPS[kind]
     names = tuple(f.name for f in dataclasses.fields(cls))
-    t = tab(src, data["steps"], path, ("kind", *names))
+    t = tab(src, value, path, ("kind", *names))
     kw = {}
     for f in dataclasses.fields(cls):
-        if f.name == "archive_every":
-            kw[f.name] = num(src, t, path, f.name, f.default, low=1, integer=True)
-        elif f.default is dataclasses.MISSING or f.name in t:
-            strict = f.name in ("dt", "dt_fine", "tolerance")
-            kw[f.name] = num(src, t, path, f.name, low=0 if strict else None, open_low=strict)
+        if f.name == "rows":
+            kw["rows"] = _rows(src, t, path)
+        elif f.name == "settle":
+            kw["settle"] = _flag(src, t, path, "settle", f.default)
+        elif f.name == "watch" and "watch" in t:
+            kw["watch"] = _names(src, t, path, "watch", '["O", "A"]')
+        elif f.name != "watch" and (f.default is dataclasses.MISSING or f.name in t):
+            kw[f.name] = num(src, t, path, f.name, **STEP_BOUNDS.get(f.name, {}))
     try:
         return cls(**kw)
-    except ValueError as err:
+    except ValueError as err:  # EventSteps: "EventSteps: KEY ...", Uniform and Windows: "steps.KEY[i]: what"
+        head, sep, what = str(err).partition(": ")
+        if sep and head.startswith("steps") and isinstance(err, BadInput):
+            raise src.refuse(path + _keys(head.removeprefix("steps")), what) from None
         key = field_named(str(err), names)
         raise src.refuse(path + ((key,) if key else ()), str(err)) from None
+
+
+def _rows(src: Source, t: dict, path: tuple) -> list:
+    """A Windows schedule: rows of numbers, then true or false (fine, and modified if given)."""
+    rows = t["rows"] if "rows" in t else missing(src, t, path, "rows", f"a list of windows {ROW}")
+    if not isinstance(rows, list) or not rows:
+        raise src.refuse(path + ("rows",), f"expected a list of windows {ROW}, got {shown(rows)}")
+    for i, r in enumerate(rows):
+        if not (isinstance(r, list) and len(r) in (5, 6)
+                and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in r[:4])
+                and all(isinstance(x, bool) for x in r[4:])):
+            raise src.refuse(path + ("rows", i), f"expected {ROW} (numbers [s], then true or false), got {shown(r)}")
+    return [(*(float(x) for x in r[:4]), *r[4:]) for r in rows]
+
+
+def _watched(src: Source, data: dict, specs: dict) -> dict:
+    """``specs`` (path -> spec) once the node groups a Windows spec watches are found in the mesh (read here
+    only then: the run would find out at the stage's start)."""
+    watched = [(path, i, g) for path, s in specs.items() for i, g in enumerate(getattr(s, "watch", None) or ())]
+    if watched:
+        try:
+            groups = load_mesh(src.path.parent / data["mesh"]).node_groups
+        except BadInput as err:
+            raise translate(src, data, str(err)) from None
+        for path, i, g in watched:
+            if g not in groups:
+                raise src.refuse(path + ("watch", i), f"the mesh has no node group {g!r}")
+    return specs
 
 
 def _support(src: Source, t: dict, p: tuple) -> Support:
@@ -259,17 +404,20 @@ def build(src: Source, data: dict) -> ProblemFile:
     masses = tab(src, masses, ("point_masses",), tuple(masses) if isinstance(masses, dict) else ())
     point_masses = {g: num(src, masses, ("point_masses",), g, low=0) for g in masses}
     stages = tuple(_stage(src, t, ("stages", i), folder) for i, t in enumerate(tables(src, data, "stages", True)))
-    steps = _steps(src, data)
-    scheme = tab(src, data.get("scheme", {}), ("scheme",), ("alpha", "theta"))
+    try:
+        check_stages(stages)
+    except BadInput as err:
+        raise translate(src, data, str(err)) from None
+    steps = _steps(src, data, stages)
+    scheme = tab(src, data.get("scheme", {}), ("scheme",), ("alpha", "theta", "alpha_fine"))
     alpha = num(src, scheme, ("scheme",), "alpha", 0.0, low=-1 / 3, high=0.0)
     theta = num(src, scheme, ("scheme",), "theta", 0.55, low=0.5, high=1.0)
+    alpha_fine = num(src, scheme, ("scheme",), "alpha_fine", None, low=-1 / 3, high=0.0)
     output = tab(src, data.get("output", {}), ("output",), ("out", "paraview"))
     out = Path(text(src, output, ("output",), "out", str(Path("results") / src.path.stem)))
-    paraview = output.get("paraview", False)
-    if not isinstance(paraview, bool):
-        raise src.refuse(("output", "paraview"), f"expected true or false, got {shown(paraview)}")
+    paraview = _flag(src, output, ("output",), "paraview", False)
     try:
         problem = Problem(folder / mesh, bodies, supports, pairs, gravity, mass, thickness, point_masses)
     except (BadInput, ValueError) as err:
         raise translate(src, data, str(err)) from None
-    return ProblemFile(src.path, problem, stages, steps, alpha, theta, out, paraview, data, src)
+    return ProblemFile(src.path, problem, stages, steps, alpha, theta, alpha_fine, out, paraview, data, src)

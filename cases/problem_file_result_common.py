@@ -9,20 +9,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cases.problem_file_syntax_common import Source
-from fem.problem import BaseMotion, Preload, Problem, SelfWeight, assemble
+from fem.problem import BaseMotion, ImposedMotion, Preload, Problem, Release, SelfWeight, Tilt, assemble
 from fem.ranges import BadInput
 
 #: the keys of a problem file's top level
 TOP = ("mesh", "mass", "gravity", "thickness", "materials", "bodies", "supports", "pairs", "stages", "steps",
        "scheme", "output", "point_masses")
 #: the stage of each ``kind`` of [[stages]] (its class's ``name``: the default label of an unnamed one)
-STAGE_KINDS = {"preload": Preload, "self_weight": SelfWeight, "base_motion": BaseMotion}
+STAGE_KINDS = {"preload": Preload, "self_weight": SelfWeight, "base_motion": BaseMotion, "tilt": Tilt,
+               "imposed_motion": ImposedMotion, "release": Release}
 
 
 @dataclass(frozen=True)
 class ProblemFile:
-    """A problem file read and built: the :class:`fem.problem.Problem`, its stages and steps, the scheme
-    (``alpha``, ``theta``), the output folder ``out`` and ``paraview``, and ``data``, the parsed TOML with
+    """A problem file read and built: the :class:`fem.problem.Problem`, its stages and steps (one spec, or a
+    mapping from stage names to specs), the scheme (``alpha``, ``theta``, ``alpha_fine``: the fine event-driven
+    steps' alpha, None: alpha), the output folder ``out`` and ``paraview``, and ``data``, the parsed TOML with
     the overrides applied (JSON-able: what a run records as its parameters)."""
 
     path: Path
@@ -31,6 +33,7 @@ class ProblemFile:
     steps: object
     alpha: float
     theta: float
+    alpha_fine: float | None
     out: Path
     paraview: bool
     data: dict
@@ -81,8 +84,10 @@ def _library_path(data: dict, head: str) -> tuple | None:
                     return (section, i, *rest[len(label) + 1:].split("."))
     if head.startswith("point_masses."):
         return ("point_masses", head.split(".", 1)[1])
-    if head in ("alpha", "theta"):
+    if head in ("alpha", "theta", "alpha_fine"):
         return ("scheme", head)
+    if m := re.fullmatch(r"steps\['(.+)'\]", head):  # simulate's Settings: steps['STAGE']
+        return ("steps", m.group(1))
     if head.split(".")[0] in TOP:
         return tuple(head.split("."))
     return None

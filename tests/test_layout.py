@@ -180,3 +180,14 @@ def test_one_gravity_constant():
                 if inspect.isfunction(f) or inspect.isclass(f)
                 for name, prm in inspect.signature(f).parameters.items() if name == "g"]
     assert len(defaults) >= 8 and set(defaults) == {GRAVITY}
+
+
+def test_the_studies_share_one_launcher():
+    """A case is started as a process of a study in one place, fem.studies.tasks.launch (a sweep's
+    points, a convergence study's levels, the spectrum's FE runs): no other module of the library or
+    the cases calls subprocess.Popen (``--help`` read by subprocess.run is not a run)."""
+    starts = [f"{p.relative_to(ROOT)}:{i}" for p in source_files()
+              if p.is_relative_to(ROOT / "fem") or p.is_relative_to(ROOT / "cases")
+              for i, line in enumerate(p.read_text().splitlines(), 1) if "subprocess.Popen(" in line
+              and not line.lstrip().startswith(("def ", "#"))]
+    assert [s.split(":")[0] for s in starts] == ["fem/studies/tasks.py"], starts

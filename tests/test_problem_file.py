@@ -361,7 +361,7 @@ MISTAKES = [  # id, edits of GOOD, the key, a marker of its line (None: no line)
     ("no stages", [(PRELOAD, ""), ("[[stages]]", "[[stagez]]")], "stagez", "stagez", "unknown key"),
     ("TOML syntax", [("mu = 0.7", "mu = 0.7 0.8")], None, "mu = 0.7 0.8", "not valid TOML: "),
     ("self-weight unknown key", [(PRELOAD, SELF_WEIGHT), ("end = 0\n", "end = 0\nduration = 1.0\n")],
-     "stages[0].duration", "duration", "unknown key (known: kind, name, start, ramp_end, end, hold)"),
+     "stages[0].duration", "duration", "unknown key (known: kind, name, start, ramp_end, end, hold, friction, newton)"),
     ("self-weight end a string", [(PRELOAD, SELF_WEIGHT), ("end = 0\n", 'end = "soon"\n')], "stages[0].end", "soon",
      'expected a number, got "soon"'),
     ("self-weight end missing", [(PRELOAD, SELF_WEIGHT), ("end = 0\n", "")], "stages[0].end", "[[stages]]",
@@ -376,7 +376,7 @@ MISTAKES = [  # id, edits of GOOD, the key, a marker of its line (None: no line)
     ("self-weight hold key", [(PRELOAD, SELF_WEIGHT), ('group = "PLINTH_BOTTOM", ', 'grp = "PLINTH_BOTTOM", ')],
      "stages[0].hold[0].grp", "hold =", "unknown key (known: group, components)"),
     ("stage kind", [('kind = "preload"', 'kind = "self-weight"')], "stages[0].kind", "self-weight",
-     'expected one of "preload", "self_weight", "base_motion", got "self-weight"'),
+     'expected one of "preload", "self_weight", "base_motion", "tilt", "imposed_motion", "release", got "self-weight"'),
 ]
 
 

@@ -135,3 +135,17 @@ def test_a_restart_between_two_steps_fails_the_run_naming_the_key():
     assert out.status == "failed"
     assert out.message == "stages.tilt.start: the stage before has no step at t = -1.051 s to restart from"
     assert out.histories["self-weight"]["t"][-1] == pytest.approx(-0.825) and "tilt" not in out.histories
+
+
+def test_a_run_in_a_folder_reports_its_stages_and_each_stages_steps(tmp_path):
+    """simulate(out=...) writes report.md for the stages SDNV105 is made of and steps given per stage:
+    each stage's line (the tilt's nodes, angle and pivot; the release) and each stage's steps."""
+    steps = {"self-weight": Uniform(0.0075, alpha=-0.3), "tilt": Uniform(0.0075, alpha=-0.6),
+             "release": EventSteps(dt=1e-3, dt_fine=1e-4)}
+    out = simulate(block_on_table(), stages(0.05, 0.02), out=tmp_path / "run", steps=steps, body_watches=())
+    assert out.status == "complete"
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "- tilt: C1, O1 turned by 0.05 rad about O from -1.05 s to 0 s" in report
+    assert "- release: let go at rest to 0.02 s" in report
+    assert "self-weight: Uniform (dt 0.0075, archive_every 10, alpha -0.3, theta None)" in report
+    assert "release: EventSteps (dt 0.001, dt_fine 0.0001" in report

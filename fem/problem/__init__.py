@@ -5,12 +5,12 @@
 
 The contact laws come from :mod:`contact.laws` (fem never imports contact: a pair holds its law).
 """
-from fem.problem.definition import Assembled, Body, Pair, Problem, Support, assemble
+from fem.problem.definition import Assembled, Body, Pair, Problem, Spring, Support, assemble
 from fem.problem.simulate import Outcome, Settings, run_stages, simulate
 from fem.problem.stages import BaseMotion, ImposedMotion, Preload, Release, SelfWeight, Tilt
 from fem.problem.steps import Uniform, Windows
 from fem.time.stepping import EventSteps
 
 __all__ = ["Assembled", "BaseMotion", "Body", "EventSteps", "ImposedMotion", "Outcome", "Pair", "Preload", "Problem",
-           "Release", "SelfWeight", "Settings", "Support", "Tilt", "Uniform", "Windows", "assemble", "run_stages",
+           "Release", "SelfWeight", "Settings", "Spring", "Support", "Tilt", "Uniform", "Windows", "assemble", "run_stages",
            "simulate"]

@@ -29,6 +29,7 @@ from fem.model.assembly import KINEMATICS, Model
 from fem.model.mass import MASS_KINDS
 from fem.model.material import ElasticMaterial
 from fem.ranges import BadInput
+from fem.stage.discrete import SpringProperties, Springs
 
 COMPONENTS = ("x", "y")
 
@@ -79,6 +80,23 @@ class Pair:
 
 
 @dataclass(frozen=True)
+class Spring:
+    """Linear springs and dashpots (Code_Aster DIS_T, K_T_D_N / A_T_D_N) from each node of the node
+    group ``group`` to the ground, or to the nodes of ``other`` (same count, paired in order: K_T_D_L):
+    ``stiffness`` (kx, ky) [N/m], ``damping`` (cx, cy) [N s/m] (fem.stage.discrete.Springs)."""
+
+    group: str
+    stiffness: tuple = (0.0, 0.0)
+    damping: tuple = (0.0, 0.0)
+    other: str | None = None
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name or (self.group if self.other is None else f"{self.group}-{self.other}")
+
+
+@dataclass(frozen=True)
 class Problem:
     """A problem stated on the mesh's own group names.
 
@@ -88,7 +106,9 @@ class Problem:
     mass : "consistent", "lumped" or "redistributed" (the slave nodes of every pair massless, each
         body keeping its mass, centre and inertia: fem.model.mass).
     thickness : out-of-plane thickness [m] (plane stress).
-    point_masses : node group -> mass [kg] added at each of its nodes.
+    point_masses : node group -> mass [kg] added at each of its nodes (with no body: a problem of
+        discrete masses, SDND's one-dof oscillators).
+    springs : the :class:`Spring` s (discrete springs and dashpots to the ground or between nodes).
     kinematics : "total_lagrangian" (large rotations, default) or "small_strain".
     """
 
@@ -101,12 +121,13 @@ class Problem:
     thickness: float = 1.0
     point_masses: Mapping[str, float] = field(default_factory=dict)
     kinematics: str = "total_lagrangian"
+    springs: tuple = ()
 
     def __post_init__(self) -> None:
-        for name in ("bodies", "supports", "pairs"):
+        for name in ("bodies", "supports", "pairs", "springs"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
-        if not self.bodies:
-            raise BadInput("bodies: a problem needs at least one body")
+        if not self.bodies and not self.point_masses:
+            raise BadInput("bodies: a problem needs at least one body or point mass")
         if self.kinematics not in KINEMATICS:
             raise BadInput(f"kinematics: {self.kinematics!r} is not one of {', '.join(KINEMATICS)}")
         if self.mass not in MASS_KINDS:
@@ -157,6 +178,11 @@ class Assembled:
     terms: list
     body_nodes: dict
     warnings: tuple
+    springs: list = field(default_factory=list)  # one fem.stage.discrete.Springs per Spring
+
+    def all_terms(self) -> list:
+        """Every force term the stages integrate: the pairs' contact terms, then the springs."""
+        return [*self.terms, *self.springs]
 
     def body_weight(self) -> float:
         """The weight of the bodies [N]: g times their mass (the scale of the Newton residuals)."""
@@ -192,8 +218,8 @@ def _need(mesh: Mesh, key: str, group: str, dims: tuple[int, ...]) -> None:
 
 
 def assemble(problem: Problem) -> Assembled:
-    """The model and contact terms of ``problem`` (BadInput naming the key for a wrong group name, a
-    floating body, a crack or a contact surface that is not one)."""
+    """The model, contact terms and springs of ``problem`` (BadInput naming the key for a wrong group
+    name, a floating body, a crack or a contact surface that is not one)."""
     mesh = load_mesh(problem.mesh)
     for b in problem.bodies:
         _need(mesh, f"bodies.{b.label}.group", b.group, (2,))
@@ -207,11 +233,16 @@ def assemble(problem: Problem) -> Assembled:
             _need(mesh, f"pairs.{p.label}.master", p.master, (1,))
     for g in problem.point_masses:
         _need(mesh, f"point_masses.{g}", g, (1, 0))
+    for sp_ in problem.springs:
+        for key, g in (("group", sp_.group), ("other", sp_.other)):
+            if g is not None:
+                _need(mesh, f"springs.{sp_.label}.{key}", g, (1, 0))
     regions = {b.group: b.material for b in problem.bodies}
     used = Mesh(mesh.points, {k: v for k, v in mesh.cell_groups.items() if k in regions or v.dim == 1},
                 mesh.node_groups)
     surfaces = [(p.slave, p.master) for p in problem.pairs if isinstance(p.master, str)]
-    supported = [s.group for s in problem.supports] + [p.slave for p in problem.pairs if not isinstance(p.master, str)]
+    supported = ([s.group for s in problem.supports] + [p.slave for p in problem.pairs if not isinstance(p.master, str)]
+                 + [s.group for s in problem.springs if s.other is None])
     try:
         warnings = check_mesh(used, tuple(supported), surfaces)
     except (MeshError, ValueError) as err:
@@ -229,6 +260,13 @@ def assemble(problem: Problem) -> Assembled:
             terms.append(p.law.build(model, p.slave, p.master, located=redistributed))
         except ValueError as err:
             raise BadInput(f"pairs.{p.label}: {err}") from None
+    springs = []
+    for sp_ in problem.springs:
+        try:
+            springs.append(Springs(mesh, sp_.group, SpringProperties(tuple(sp_.stiffness), tuple(sp_.damping)),
+                                   sp_.other))
+        except ValueError as err:
+            raise BadInput(f"springs.{sp_.label}: {err}") from None
     body_nodes = {b.label: np.unique(mesh.cell_groups[b.group].connectivity) for b in problem.bodies}
-    return Assembled(problem, mesh, model, terms, body_nodes, tuple(warnings))
+    return Assembled(problem, mesh, model, terms, body_nodes, tuple(warnings), springs)
 

@@ -37,13 +37,20 @@ def supports(supports) -> tuple[ImposedDisplacement, ...]:
     return tuple(ImposedDisplacement(s.group, c) for s in supports for c in s.components)
 
 
+def stage_gravity(assembled: Assembled, stage) -> tuple[float, float]:
+    """The gravity of a stage [m/s^2]: its own ``gravity`` vector (a slope: gravity turned by the
+    slope's angle) or the problem's g along -y."""
+    own = getattr(stage, "gravity", None)
+    return (0.0, -assembled.problem.gravity) if own is None else (float(own[0]), float(own[1]))
+
+
 def preload_phase(assembled: Assembled, stage: Preload) -> Phase:
     """Gravity from 0 at t = -duration to its full value at -duration / 2, held to 0 (static steps)."""
-    g = assembled.problem.gravity
     ramp = PiecewiseLinear((-stage.duration, -stage.duration / 2), (0.0, 1.0))
     newton = stage.newton or NewtonSettings(rela=1e-6, maxi=default_newton(assembled).maxi, max_iterations=40)
     return Phase(stage.name, -stage.duration, 0.0, stage.duration / stage.steps, Static(),
-                 gravity=Gravity((0.0, -g), ramp), constraints=supports(assembled.problem.supports + stage.hold),
+                 gravity=Gravity(stage_gravity(assembled, stage), ramp),
+                 constraints=supports(assembled.problem.supports + stage.hold),
                  friction=stage.friction, newton=newton)
 
 
@@ -152,7 +159,7 @@ def dynamic_phase(assembled: Assembled, stage, state: State, newton: NewtonSetti
     holds and imposed motions, its friction, ``newton`` unless the stage has its own; ``scheme`` is
     the first step's (the controller chooses each step's)."""
     problem = assembled.problem
-    g = (0.0, -problem.gravity)
+    g = stage_gravity(assembled, stage)
     t_start = state.t
     gravity = (Gravity(g, PiecewiseLinear((stage.start, stage.ramp_end), (0.0, 1.0)))
                if isinstance(stage, SelfWeight) else Gravity(g))

@@ -2,8 +2,9 @@
 energy books and the checks, in Markdown tables whose cells are escaped (a '|' in a label stays text)."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from fem.io import output_folder
 
@@ -30,12 +31,34 @@ def table(header: Sequence[str], rows: Sequence[Sequence]) -> list[str]:
 
 
 def _stage_line(stage) -> str:
+    """One line of the stages' list: what the stage does and until when."""
     kind = type(stage).__name__
+    own = "" if getattr(stage, "friction", None) is None else f", friction {stage.friction:g}"
+    own += "" if getattr(stage, "gravity", None) is None else f", gravity ({stage.gravity[0]:g}, {stage.gravity[1]:g})"
     if kind == "Preload":
-        return f"{stage.name}: gravity ramped in {stage.steps} static steps" + \
-            ("" if stage.friction is None else f", friction {stage.friction:g}")
-    moving = ", ".join(f"{c}: {type(h).__name__}" for c, h in stage.components()) or "still base"
-    return f"{stage.name}: {stage.duration:g} s, {moving}"
+        return f"{stage.name}: gravity ramped in {stage.steps} static steps{own}"
+    if kind == "BaseMotion":
+        moving = ", ".join(f"{c}: {type(h).__name__}" for c, h in stage.components()) or "still base"
+        return f"{stage.name}: {stage.duration:g} s, {moving}{own}"
+    if kind == "SelfWeight":
+        return f"{stage.name}: gravity ramped from {stage.start:g} to {stage.ramp_end:g} s, held to {stage.end:g} s{own}"
+    if kind == "Tilt":
+        what = f"{', '.join(stage.nodes)} turned by {stage.angle:g} rad about {stage.pivot}"
+    elif kind == "ImposedMotion":
+        what = f"{len(stage.motions)} imposed displacement(s)"
+    else:
+        what = "let go at rest"
+    start = "" if getattr(stage, "start", None) is None else f" from {stage.start:g} s"
+    return f"{stage.name}: {what}{start} to {stage.end:g} s{own}"
+
+
+def steps_text(steps) -> str:
+    """The steps as the report states them: a spec's kind and fields, or each stage's."""
+    if isinstance(steps, Mapping):
+        return "; ".join(f"{name}: {steps_text(spec)}" for name, spec in steps.items())
+    fields = ", ".join(f"{f.name} {getattr(steps, f.name)}" for f in dataclasses.fields(steps)) \
+        if dataclasses.is_dataclass(steps) else repr(steps)
+    return f"{type(steps).__name__} ({fields})"
 
 
 def write_report(path: Path, summary: dict, stages, steps) -> None:
@@ -44,8 +67,8 @@ def write_report(path: Path, summary: dict, stages, steps) -> None:
     lines = [f"# {summary.get('case', 'problem')}: {summary['status']}", ""]
     if summary.get("message"):
         lines += [f"Stopped: {cell(summary['message'])}", ""]
-    lines += [f"Reached t = {cell(summary.get('t_reached'))} s. Steps: {type(steps).__name__} "
-              f"({', '.join(f'{k} {v}' for k, v in vars(steps).items())}).", "", "## Stages", ""]
+    lines += [f"Reached t = {cell(summary.get('t_reached'))} s. Steps: {cell(steps_text(steps))}.", "",
+              "## Stages", ""]
     lines += [f"- {_stage_line(s)}" for s in stages] + [""]
     lines += ["## Bodies", ""]
     lines += table(["body", "max |rotation| [rad]", "overturning angle [rad]", "overturned", "at [s]"],

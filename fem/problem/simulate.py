@@ -35,8 +35,8 @@ import numpy as np
 from fem.io.recorder import RunRecorder, add_run_statistics, record_steps, rows_as_arrays
 from fem.problem.definition import Assembled, Problem, assemble
 from fem.problem.observe import BodyRotation, BodyWatch, PairWatch, energy_books
-from fem.problem.physics import (check_groups, check_stages, default_newton, dynamic_phase, first_time, planned_end, preload_phase,
-                                 stage_end)
+from fem.problem.physics import (check_groups, check_stages, default_newton, dynamic_phase, first_time, planned_end,
+                                 preload_phase, stage_end, stage_gravity)
 from fem.problem.report import write_report
 from fem.problem.stages import BaseMotion, ImposedMotion, Preload, Release, Tilt
 from fem.problem.steps import controller, is_spec
@@ -225,7 +225,6 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
         for b in problem.bodies for nodes in [assembled.body_nodes[b.label]]]
     pairs = [PairWatch(p.label, term) for p, term in zip(problem.pairs, assembled.terms)]
     stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
-    gravity = (0.0, -problem.gravity)
     released = state is None  # a first base motion starts at rest where the preload left it
     state = State.at_rest(model.n_dofs, first_time(stages[0])) if state is None else state
     histories: dict = {}
@@ -240,11 +239,12 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
             if isinstance(stage, Preload):
                 name = settings.histories.get(stage.name, "preload_history")
                 with RunRecorder(model, folder, settings.probes, history_name=name, series_name="preload",
-                                 kinetic_group=settings.kinetic_group, write_series=False, gravity=gravity) as rec:
+                                 kinetic_group=settings.kinetic_group, write_series=False,
+                                 gravity=stage_gravity(assembled, stage)) as rec:
                     try:
                         preload_rows: list = []
                         state = record_steps(rec, integrate(model, preload_phase(assembled, stage), state,
-                                                            assembled.terms), preload_rows).state
+                                                            assembled.all_terms()), preload_rows).state
                     finally:
                         add_run_statistics(stats, rec)
                         histories[stage.name] = rows_as_arrays(preload_rows)
@@ -259,7 +259,7 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
             restart = getattr(after, "start", None) if isinstance(after, (ImposedMotion, Tilt)) else None
             try:
                 state, stage_spans, stop, snapshot = _dynamic(assembled, stage, state, folder, settings, bodies, pairs,
-                                                              stats, gravity, rows, name, restart)
+                                                              stats, rows, name, restart)
             finally:
                 histories[stage.name] = rows_as_arrays(rows)
             spans += stage_spans
@@ -344,7 +344,7 @@ class _Watch:
 
 
 def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: Settings, bodies, pairs, stats: dict,
-             gravity, rows: list, name: str, restart: float | None = None):
+             rows: list, name: str, restart: float | None = None):
     """One dynamic stage from ``state`` (at its start time), its history rows appended to ``rows`` as
     they are recorded (``{name}.csv``, its series ``solution{suffix}.pvd``). Returns the last state, its
     fine spans, whether a monitor stopped it (True, or its reason to stop early) and, when ``restart``
@@ -377,12 +377,12 @@ def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: 
     with RunRecorder(model, folder, settings.probes, history_name=name, series_name=series,
                      kinetic_group=settings.kinetic_group,
                      write_series=settings.paraview, extra_columns=watch.columns(), extra=watch.observe,
-                     gravity=gravity) as rec:
+                     gravity=stage_gravity(assembled, stage)) as rec:
         try:
             archived = settings.on_archived
             if isinstance(archived, Mapping):
                 archived = archived.get(stage.name)
-            marched = settings.march(model, phase, state, assembled.terms, steps, stop=stop)
+            marched = settings.march(model, phase, state, assembled.all_terms(), steps, stop=stop)
             recorded = record_steps(rec, _followed(marched, stage.name, settings.after_step), rows,
                                     on_archived=archived)
             last = recorded.state

@@ -11,6 +11,8 @@
   function: SDNV105's push of the block's top corner).
 * :class:`Tilt`: nodes turned rigidly about a pivot node by a ramped angle (SDNV105's exact tilt).
 * :class:`Release`: the bodies let go at rest from where the stage before left them.
+* every stage may carry its own ``gravity`` vector (gx, gy) [m/s^2] (a slope: gravity turned by its
+  angle); without one, the problem's g along -y.
 * :class:`BaseMotion`: the base (every support) moves rigidly with a horizontal and a vertical
   acceleration history together, each a closed form or a record (:mod:`fem.loads.base_motion`); the
   run is written in the base's frame (the d'Alembert load -M e_x a_x(t) - M e_y a_y(t), Code_Aster
@@ -24,6 +26,18 @@ from dataclasses import dataclass
 
 from fem.loads.base_motion import MotionHistory
 from fem.ranges import BadInput
+
+
+def check_gravity(stage) -> None:
+    """A stage's ``gravity``: None (the problem's g along -y) or a vector (gx, gy) of finite numbers
+    [m/s^2] (BadInput naming the key)."""
+    g = stage.gravity
+    if g is None:
+        return
+    if isinstance(g, (str, bytes)) or not hasattr(g, "__len__") or len(g) != 2 or not all(
+            isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) for c in g):
+        raise BadInput(f"stages.{stage.name}.gravity: a vector (gx, gy) of finite numbers [m/s^2], got {g!r}")
+    object.__setattr__(stage, "gravity", (float(g[0]), float(g[1])))
 
 
 def check_friction(stage) -> None:
@@ -50,8 +64,10 @@ class Preload:
     hold: tuple = ()
     newton: object = None
     name: str = "preload"
+    gravity: tuple | None = None
 
     def __post_init__(self) -> None:
+        check_gravity(self)
         object.__setattr__(self, "hold", tuple(self.hold))
         if isinstance(self.steps, bool) or not isinstance(self.steps, int) or not 1 <= self.steps <= 1000:
             raise BadInput(f"stages.{self.name}.steps: an integer from 1 to 1000, got {self.steps!r}")
@@ -73,8 +89,10 @@ class BaseMotion:
     x: MotionHistory | None = None
     y: MotionHistory | None = None
     name: str = "base motion"
+    gravity: tuple | None = None
 
     def __post_init__(self) -> None:
+        check_gravity(self)
         if isinstance(self.duration, bool) or not isinstance(self.duration, (int, float)) \
                 or not (math.isfinite(self.duration) and self.duration > 0):
             raise BadInput(f"stages.{self.name}.duration: a finite number > 0 s, got {self.duration!r}")
@@ -106,8 +124,10 @@ class SelfWeight:
     name: str = "self-weight"
     friction: float | None = None
     newton: object = None
+    gravity: tuple | None = None
 
     def __post_init__(self) -> None:
+        check_gravity(self)
         object.__setattr__(self, "hold", tuple(self.hold))
         for key in ("start", "ramp_end", "end"):
             value = getattr(self, key)
@@ -164,8 +184,10 @@ class ImposedMotion:
     friction: float | None = None
     newton: object = None
     name: str = "imposed motion"
+    gravity: tuple | None = None
 
     def __post_init__(self) -> None:
+        check_gravity(self)
         object.__setattr__(self, "motions", tuple(self.motions))
         _check_common(self, ("start", "end"))
         for i, m in enumerate(self.motions):
@@ -194,8 +216,10 @@ class Tilt:
     friction: float | None = None
     newton: object = None
     name: str = "tilt"
+    gravity: tuple | None = None
 
     def __post_init__(self) -> None:
+        check_gravity(self)
         object.__setattr__(self, "nodes", tuple([self.nodes] if isinstance(self.nodes, str) else self.nodes))
         _check_common(self, ("start", "end"))
         if isinstance(self.angle, bool) or not isinstance(self.angle, (int, float)) \
@@ -219,6 +243,8 @@ class Release:
     friction: float | None = None
     newton: object = None
     name: str = "release"
+    gravity: tuple | None = None
 
     def __post_init__(self) -> None:
+        check_gravity(self)
         _check_common(self)

@@ -1,6 +1,6 @@
 """Running one point of a sweep on a worker: :class:`CaseCommand` runs a case script as its own
-process, supervised (:func:`supervise`: the time limit, the sweep's stop file, SIGKILL after a
-grace), and reads its row from the case's summary.json; :func:`run_point` runs any task for a
+process through :func:`launch` (the studies' one launcher, a convergence study's levels too),
+supervised (:func:`supervise`: the time limit, the sweep's stop file, SIGKILL after a grace), and reads its row from the case's summary.json; :func:`run_point` runs any task for a
 point and keeps its record ``point.json`` (:func:`point_record`, :func:`current_record`,
 :func:`reusable`: what a rerun of the sweep reuses). Re-exported by :mod:`fem.studies.sweep`."""
 from __future__ import annotations
@@ -80,14 +80,9 @@ class CaseCommand:
         if not Path(self.script).is_file():
             return task_row("failed", f"case script {self.script} not found on this worker", None, 0.0)
         (folder_path / "summary.json").unlink(missing_ok=True)  # figures from this run only
-        env = {**os.environ, **{k: v for k, v in _SINGLE_THREAD.items() if k not in os.environ}}
-        argv = [sys.executable, "-c", _LAUNCH, str(os.getpid()), self.script, *self.arguments(point, folder)]
-        start = time.monotonic()
-        with open(folder_path / "stdout.txt", "w") as out, open(folder_path / "stderr.txt", "w") as err:
-            proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
-                                    start_new_session=True)
-            raw, stopped = supervise(proc, self.time_limit, stop_file, self.grace)
-        wall = time.monotonic() - start
+        raw, stopped, wall = launch(self.script, self.arguments(point, folder), folder_path / "stdout.txt",
+                                    folder_path / "stderr.txt", time_limit=self.time_limit, stop_file=stop_file,
+                                    grace=self.grace)
         code = exit_code(raw)
         summary = _read_summary(folder_path)
         figures = summary_figures(summary) if summary else {}
@@ -105,6 +100,24 @@ class CaseCommand:
         killed = f"killed by {_signal_name(code)}" if raw is not None and raw < 0 else f"exit code {code}"
         message = _error_line(folder_path / "stderr.txt") or summary.get("message") or killed
         return task_row("failed", message, code, wall, figures)
+
+
+def launch(script: str, arguments, stdout: Path, stderr: Path, *, time_limit: float | None, stop_file: str,
+           grace: float = STOP_GRACE) -> tuple[int | None, str | None, float]:
+    """The one launcher of the studies (a sweep's points, a convergence study's levels): run the case
+    script ``script`` with ``arguments`` as a process of its own (its own session, so that a Ctrl-C at
+    the terminal reaches the study only; one BLAS thread; it dies with this process), its output in
+    the files ``stdout`` and ``stderr``, supervised by :func:`supervise` (the time limit, the study's
+    stop file, SIGKILL ``grace`` s after the signal). Returns (its return code, why it was stopped or
+    None, wall time [s])."""
+    env = {**os.environ, **{k: v for k, v in _SINGLE_THREAD.items() if k not in os.environ}}
+    argv = [sys.executable, "-c", _LAUNCH, str(os.getpid()), str(script), *arguments]
+    start = time.monotonic()
+    with open(stdout, "w") as out, open(stderr, "w") as err:
+        proc = subprocess.Popen(argv, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=env,
+                                start_new_session=True)
+        raw, stopped = supervise(proc, time_limit, stop_file, grace)
+    return raw, stopped, time.monotonic() - start
 
 
 def exit_code(raw: int | None) -> int | None:
@@ -141,8 +154,9 @@ def write_stop_file(stop_file: Path, signal_name: str) -> None:
 def supervise(proc: subprocess.Popen, time_limit: float | None, stop_file: str, grace: float):
     """Wait for ``proc``; past ``time_limit`` [s] (``"timeout"``: SIGINT) or once ``stop_file``
     exists (``"interrupted"``: the signal it names, that of the sweep) signal it, then SIGKILL
-    ``grace`` seconds later. Returns (the process's return code, why it was stopped or None). A
-    process still running when this thread is torn down is killed."""
+    ``grace`` seconds later, or at once when ``stop_file`` + ".now" exists (a second Ctrl-C). Returns
+    (the process's return code, why it was stopped or None). A process still running when this
+    thread is torn down is killed."""
     start, stopped, deadline = time.monotonic(), None, math.inf
     try:
         while True:
@@ -158,7 +172,7 @@ def supervise(proc: subprocess.Popen, time_limit: float | None, stop_file: str, 
                 if stopped is not None:
                     proc.send_signal(signum)
                     deadline = time.monotonic() + grace
-            elif time.monotonic() > deadline:
+            elif time.monotonic() > deadline or os.path.exists(stop_file + ".now"):
                 proc.kill()
     finally:
         if proc.poll() is None:
