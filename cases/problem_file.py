@@ -43,7 +43,8 @@ its steps and the run's settings), every mistake refused on one line naming the 
     end = 0.0                           # hold, friction, newton as the tilt's
     motions = [{ group = "C1", component = "x", value = -0.008, ramp = { times = [-1.0, 0.0], values = [0, 1] } }]
     [[stages]]                          # the bodies let go at rest where the stage before left them, to end [s]
-    kind = "release"                    # (fem.problem.Release); name ("release"), friction, newton
+    kind = "release"                    # (fem.problem.Release); name ("release"), friction, newton, start,
+                                        # velocity = { GROUP = [vx, vy] }, acceleration ("equilibrium", "zero")
     end = 0.2
     [[stages]]
     kind = "base_motion"                # name (default "base motion"), duration [s], x and y optional:

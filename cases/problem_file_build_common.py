@@ -28,7 +28,7 @@ from fem.ranges import BadInput
 from fem.stage.phase import NewtonSettings
 
 MATERIAL = ("young", "poisson", "density", "rayleigh_stiffness", "rayleigh_mass")
-BODY = ("group", "material", "name", "overturn_angle")
+BODY = ("group", "material", "name", "overturn_angle", "mass")
 PAIR = ("slave", "master", "plane", "law", "mu", "name")
 LAW_FIELDS = {name: tuple(f.name for f in dataclasses.fields(cls)) for name, cls in LAWS.items()}
 #: closed-form base motions (fem.loads.base_motion.base_motion's kinds other than "record")
@@ -44,7 +44,7 @@ STEP_BOUNDS = {**{k: {"low": 0, "open_low": True} for k in ("dt", "dt_fine", "to
 TIMED = {"self_weight": ("start", "ramp_end", "end", "hold", "friction", "newton"),
          "tilt": ("start", "end", "angle", "nodes", "pivot", "ramp", "hold", "friction", "newton"),
          "imposed_motion": ("start", "end", "motions", "hold", "friction", "newton"),
-         "release": ("end", "friction", "newton")}
+         "release": ("start", "end", "velocity", "acceleration", "friction", "newton")}
 NEWTON = ("rela", "maxi", "max_iterations")  # fem.stage.phase.NewtonSettings
 ROW = "[t_start, t_end, dt, alpha, fine] or [t_start, t_end, dt, alpha, fine, modified]"
 RAMP = "{ times = [t0, t1, ...], values = [v0, v1, ...] }"
@@ -183,6 +183,12 @@ def _timed(src: Source, t: dict, path: tuple, kind: str):
                               for i, m in enumerate(tables(src, t, "motions", True, path)))
     if "hold" in keys:
         kw["hold"] = _hold(src, tables(src, t, "hold", False, path), path)
+    if kind == "release":
+        kw["acceleration"] = text(src, t, path, "acceleration", "equilibrium", choices=("equilibrium", "zero"))
+        velocity = t.get("velocity", {})
+        if not isinstance(velocity, dict):
+            raise src.refuse(path + ("velocity",), f"expected a table {{ GROUP = [vx, vy] }} [m/s], got {shown(velocity)}")
+        kw["velocity"] = {g: _numbers(src, velocity, path + ("velocity",), g) for g in velocity}
     name = kw["name"] = text(src, t, path, "name", cls.name)
     kw.update(friction=num(src, t, path, "friction", None, low=0), newton=_newton(src, t, path))
     try:
@@ -380,7 +386,8 @@ def build(src: Source, data: dict) -> ProblemFile:
         if group in (groups := [b.group for b in bodies]):
             raise src.refuse(p + ("group",), f"{group!r} is also {key_text(('bodies', groups.index(group)))}'s group")
         angle = num(src, t, p, "overturn_angle", None, low=0, high=math.pi, open_low=True, open_high=True)
-        bodies.append(Body(group, made[material], angle, text(src, t, p, "name", None)))
+        bodies.append(Body(group, made[material], angle, text(src, t, p, "name", None),
+                           text(src, t, p, "mass", None, choices=MASS_KINDS)))
     supports = [_support(src, t, ("supports", i)) for i, t in enumerate(tables(src, data, "supports", False))]
     pairs, schemes = [], []
     for i, t in enumerate(tables(src, data, "pairs", required=False)):

@@ -6,6 +6,7 @@
   amplitude (no numerical dissipation) and lengthens the period by (w dt)^2 / 12 to leading order:
   with 200 steps a period the lowest point lies within 1e-3 of -2 m g / k at t = pi / w, the largest
   |u| never exceeds 2 m g / k by more than round-off, and the energy books close.
+* Launched at v0 on a spring k (a Release with a velocity, SDND101's start): x = (v0 / w) sin(w t).
 * A free point mass under a stage's gravity vector (gx, gy) falls as u = g t^2 / 2 in both
   components: Newmark is exact for a constant acceleration (to round-off).
 """
@@ -18,7 +19,7 @@ import pytest
 
 from fem.io.recorder import NodeProbe
 from fem.mesh.mesh import Mesh
-from fem.problem import BaseMotion, Problem, Spring, Support, Uniform, simulate
+from fem.problem import BaseMotion, Problem, Release, Spring, Support, Uniform, simulate
 from fem.ranges import BadInput
 
 M, K, G = 2.0, 800.0, 9.81  # kg, N/m, m/s^2: w = 20 rad/s
@@ -66,3 +67,19 @@ def test_discrete_pieces_are_refused_naming_the_key():
                  [BaseMotion(0.1)])
     with pytest.raises(BadInput, match=r"stages\.base motion\.gravity: a vector \(gx, gy\)"):
         BaseMotion(0.1, gravity=(1.0,))
+
+
+@pytest.mark.parametrize("v0", [0.5, -2.0])
+def test_a_mass_launched_on_a_spring_swings_to_v0_over_omega(v0):
+    """Release(velocity=...) as the first stage: x(t) = (v0 / w) sin(w t); with 200 steps a period the
+    largest |x| lies within 1e-3 of |v0| / w and is reached a quarter period in; the books close."""
+    w = math.sqrt(K / M)
+    period = 2 * math.pi / w
+    problem = Problem(one_node(), bodies=(), point_masses={"M": M}, springs=[Spring("M", (K, K))], gravity=0.0)
+    out = simulate(problem, [Release(1.25 * period, velocity={"M": (v0, 0.0)}, start=0.0)],
+                   steps=Uniform(period / 200), probes=(NodeProbe("ux", "M", "u", "x"),))
+    h = out.history
+    k = int(np.argmax(np.abs(h["ux"])))
+    assert abs(h["ux"][k]) == pytest.approx(abs(v0) / w, rel=1e-3) and np.sign(h["ux"][k]) == np.sign(v0)
+    assert h["t"][k] == pytest.approx(period / 4, abs=period / 200)
+    assert out.energy["relative_error"] < 1e-9

@@ -202,8 +202,8 @@ MISTAKES = [  # id, edits of BLOCK, the key, a marker of its line, words
      'component = "y"', "missing (expected a number)"),
     ("self-weight friction", [("friction = 0.0", "friction = -0.1")], "stages[0].friction", "friction = -0.1",
      "expected a number >= 0, got -0.1"),
-    ("release unknown key", [("end = 0.2", "end = 0.2\nstart = 0.0")], "stages[2].start", "start = 0.0",
-     "unknown key (known: kind, name, end, friction, newton)"),
+    ("release unknown key", [("end = 0.2", "end = 0.2\nramp_end = 0.0")], "stages[2].ramp_end", "ramp_end = 0.0",
+     "unknown key (known: kind, name, start, end, velocity, acceleration, friction, newton)"),
     ("release first (check_stages)", [(SELF_WEIGHT + TILT, "")], "stages[0]", "]  # release",
      "the first stage must say when it starts (a Release continues the stage before it)"),
     ("windows row of 4 numbers", [("0.0, false, true]", "0.0]")], "steps.release.rows[1]", "[0.0025, 1.0",
@@ -266,3 +266,26 @@ def test_rockfem_runs_the_example_and_the_block_lands_as_the_rigid_block(tmp_pat
     reference = rocking.rock(B, L, 0.05, g=G, rho=RHO, n_impacts=1, model="nonlinear")
     first = next(i for i in summary["impacts"] if i["time"] > 0)
     assert first["time"] == pytest.approx(reference.impact_times[0], rel=5e-3)
+
+
+def test_a_release_states_its_start_velocities_and_acceleration(tmp_path):
+    """kind = "release" with start, velocity = { GROUP = [vx, vy] } and acceleration: read into the
+    Release they state; a velocity that is not a table or a pair, or an unknown acceleration, refused
+    on one line naming the key."""
+    mesh = Path(__file__).resolve().parents[1] / "examples" / "stack_of_two.msh"
+    text = (f'mesh = "{mesh}"\nbodies = [{{ group = "BLOCK_1", material = "g" }}]\n[materials]\n'
+            'g = { young = 6e11, poisson = 0.2, density = 1450.0 }\n[[stages]]\nkind = "release"\nstart = 0.0\n'
+            'end = 0.01\nvelocity = { BLOCK_1 = [0.5, -0.25] }\nacceleration = "zero"\n')
+    path = tmp_path / "launch.toml"
+    path.write_text(text)
+    (stage,) = load(path).stages
+    assert (stage.start, stage.end, dict(stage.velocity), stage.acceleration) == \
+        (0.0, 0.01, {"BLOCK_1": (0.5, -0.25)}, "zero")
+    for key, value, said in [("stages.0.velocity", "3", "expected a table { GROUP = [vx, vy] } [m/s], got 3"),
+                             ("stages.0.acceleration", "none", 'expected one of "equilibrium", "zero", got "none"')]:
+        with pytest.raises(BadInput) as err:
+            load(path, [(key, value)])
+        assert str(err.value).endswith(said) and f"stages[0].{key.split('.')[-1]}" in str(err.value)
+    path.write_text(text.replace("[0.5, -0.25]", "[0.5]"))
+    with pytest.raises(BadInput, match=r"line 9: stages\[0\]\.velocity: group -> \(vx, vy\) in m/s"):
+        load(path)

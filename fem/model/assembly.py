@@ -152,6 +152,8 @@ class Model:
         mass and second moments of mass (:mod:`fem.model.mass`); their dofs are :attr:`massless_dofs`,
         quasi-static in the time integrators.
     massless : node or line groups freed of mass when mass="redistributed".
+    lumped_regions : regions whose element masses are HRZ-lumped while the others' are consistent
+        (a body's own mass option, fem.problem.Body: "lumped" beside "consistent" or "redistributed").
 
     Nodes that belong to no region and carry no point mass have neither stiffness nor mass; their
     dofs are listed in :attr:`unused_dofs` and the time integrators hold them at zero.
@@ -167,6 +169,7 @@ class Model:
         point_masses: Mapping[str, float] | None = None,
         mass: str | None = None,
         massless: Sequence[str] = (),
+        lumped_regions: Sequence[str] = (),
     ) -> None:
         mass = mass if mass is not None else ("lumped" if lumped_mass else "consistent")
         if mass not in MASS_KINDS:
@@ -192,6 +195,10 @@ class Model:
         self.kinematics = kinematics
         self.mass_kind = mass
         self.lumped_mass = mass == "lumped"
+        unknown = sorted(set(lumped_regions) - {g for g, _ in items})
+        if unknown:
+            raise ValueError(f"lumped region {unknown[0]!r} is not a region of the model")
+        self.lumped_regions = frozenset(lumped_regions)
         self.n_dofs = 2 * mesh.n_nodes
         self.sets = tuple(build_element_set(mesh, g, m, self.thickness) for g, m in items)
         self.pattern = SparsityPattern.from_element_dofs(self.n_dofs, [s.dofs for s in self.sets])
@@ -224,10 +231,11 @@ class Model:
 
     # ----------------------------------------------------------------------------- mass, loads
     def _element_mass(self, s: ElementSet) -> np.ndarray:
-        """Element mass matrices (ne, 2 nen, 2 nen) [kg], consistent or HRZ-lumped."""
+        """Element mass matrices (ne, 2 nen, 2 nen) [kg], consistent or HRZ-lumped (the model's mass, or
+        the region's own: ``lumped_regions``)."""
         N = s.mass_shape
         m = s.material.density * np.einsum("qa,qb,eq->eab", N, N, s.mass_dvol)
-        if self.lumped_mass:
+        if self.lumped_mass or s.group in self.lumped_regions:
             diag = np.einsum("eaa->ea", m)
             total = m.sum(axis=(1, 2))
             m = np.einsum("ea,ab->eab", diag * (total / diag.sum(axis=1))[:, None], np.eye(N.shape[1]))

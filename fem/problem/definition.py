@@ -41,12 +41,16 @@ class Body:
     overturn_angle : |rotation| [rad] at which the body counts as overturned (the run stops there);
         None: 2 atan(w / h) of the body's bounding box (w wide, h high), the angle at which a
         rectangular block rocking on a base corner has passed its balance point by as much again.
-    name : label in histories and reports (default: the group)."""
+    name : label in histories and reports (default: the group).
+    mass : the body's own mass matrix, "consistent", "lumped" (HRZ) or "redistributed" (the slave
+        nodes of its pairs massless, the body keeping its mass, centre and inertia: fem.model.mass);
+        None: the problem's."""
 
     group: str
     material: ElasticMaterial
     overturn_angle: float | None = None
     name: str | None = None
+    mass: str | None = None
 
     @property
     def label(self) -> str:
@@ -104,7 +108,8 @@ class Problem:
     bodies, supports, pairs : the :class:`Body`, :class:`Support` and :class:`Pair` entries.
     gravity : g [m/s^2], acting along -y (0: none).
     mass : "consistent", "lumped" or "redistributed" (the slave nodes of every pair massless, each
-        body keeping its mass, centre and inertia: fem.model.mass).
+        body keeping its mass, centre and inertia: fem.model.mass): every body's unless it states its
+        own (Body.mass).
     thickness : out-of-plane thickness [m] (plane stress).
     point_masses : node group -> mass [kg] added at each of its nodes (with no body: a problem of
         discrete masses, SDND's one-dof oscillators).
@@ -132,6 +137,9 @@ class Problem:
             raise BadInput(f"kinematics: {self.kinematics!r} is not one of {', '.join(KINEMATICS)}")
         if self.mass not in MASS_KINDS:
             raise BadInput(f"mass: {self.mass!r} is not one of {', '.join(MASS_KINDS)}")
+        for b in self.bodies:
+            if b.mass is not None and b.mass not in MASS_KINDS:
+                raise BadInput(f"bodies.{b.label}.mass: {b.mass!r} is not one of {', '.join(MASS_KINDS)}")
         for name in ("gravity", "thickness"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
@@ -217,6 +225,12 @@ def _need(mesh: Mesh, key: str, group: str, dims: tuple[int, ...]) -> None:
     raise BadInput(f"{key}: the mesh has no {wanted} group {group!r}{found}; it has: {', '.join(have) or 'none'}")
 
 
+def _within(mesh: Mesh, group: str, body: str) -> bool:
+    """Every node of the node or line group ``group`` is a node of the body's surface group ``body``."""
+    nodes = mesh.nodes(group) if group in mesh.node_groups else np.unique(mesh.cell_groups[group].connectivity)
+    return bool(np.isin(nodes, np.unique(mesh.cell_groups[body].connectivity)).all())
+
+
 def assemble(problem: Problem) -> Assembled:
     """The model, contact terms and springs of ``problem`` (BadInput naming the key for a wrong group
     name, a floating body, a crack or a contact surface that is not one)."""
@@ -247,17 +261,23 @@ def assemble(problem: Problem) -> Assembled:
         warnings = check_mesh(used, tuple(supported), surfaces)
     except (MeshError, ValueError) as err:
         raise BadInput(f"mesh: {err}") from None
-    redistributed = problem.mass == "redistributed"
+    kinds = {b.group: b.mass or problem.mass for b in problem.bodies}
+    # a pair's slave nodes lose their mass when they belong to a body whose mass is redistributed
+    redistributed = {p.slave for p in problem.pairs
+                     if any(kinds[b.group] == "redistributed" and _within(mesh, p.slave, b.group) for b in problem.bodies)}
+    uniform = set(kinds.values()) == {"lumped"} and not redistributed
     try:
-        model = Model(mesh, regions, thickness=problem.thickness, mass=problem.mass, kinematics=problem.kinematics,
-                      massless=tuple(p.slave for p in problem.pairs) if redistributed else (),
+        model = Model(mesh, regions, thickness=problem.thickness, kinematics=problem.kinematics,
+                      mass="redistributed" if redistributed else "lumped" if uniform else "consistent",
+                      massless=tuple(p.slave for p in problem.pairs if p.slave in redistributed),
+                      lumped_regions=() if uniform else tuple(g for g, k in kinds.items() if k == "lumped"),
                       point_masses=dict(problem.point_masses) or None)
     except (MeshError, ValueError) as err:
         raise BadInput(f"bodies: {err}") from None
     terms = []
     for p in problem.pairs:
         try:
-            terms.append(p.law.build(model, p.slave, p.master, located=redistributed))
+            terms.append(p.law.build(model, p.slave, p.master, located=p.slave in redistributed))
         except ValueError as err:
             raise BadInput(f"pairs.{p.label}: {err}") from None
     springs = []

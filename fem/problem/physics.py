@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
+
 from fem.loads.applied import Gravity, ImposedDisplacement, RigidRotation
 from fem.loads.base_motion import table_frame_load
 from fem.loads.functions import PiecewiseLinear
@@ -23,6 +25,8 @@ from fem.stage.schemes import Static
 #: every stage type a simulation runs, and those that integrate the dynamics
 STAGES = (Preload, SelfWeight, BaseMotion, ImposedMotion, Tilt, Release)
 DYNAMIC = (SelfWeight, BaseMotion, ImposedMotion, Tilt, Release)
+#: the stages that may restart from the stage before's state at their ``start``
+RESTARTING = (ImposedMotion, Tilt, Release)
 
 
 def default_newton(assembled: Assembled) -> NewtonSettings:
@@ -67,16 +71,14 @@ def check_stages(stages, continued: bool = False) -> tuple:
         if isinstance(s, Preload) and i != 0:
             raise BadInput(f"stages[{i}]: a preload comes first (it starts from the unloaded mesh)")
     first = stages[0]
-    if not continued and (isinstance(first, Release) or (isinstance(first, (ImposedMotion, Tilt))
-                                                         and first.start is None)):
+    if not continued and isinstance(first, (Release, ImposedMotion, Tilt)) and first.start is None:
         raise BadInput(f"stages.{first.name}: the first stage must say when it starts (a {type(first).__name__} "
                        f"continues the stage before it)")
     for before, s in zip(stages, stages[1:]):
-        if getattr(s, "start", None) is not None and isinstance(s, (ImposedMotion, Tilt)) \
-                and not isinstance(before, DYNAMIC):
+        if getattr(s, "start", None) is not None and isinstance(s, RESTARTING) and not isinstance(before, DYNAMIC):
             raise BadInput(f"stages.{s.name}.start: a restart needs a dynamic stage before it, got "
                            f"{type(before).__name__}")
-        if getattr(s, "start", None) is not None and isinstance(before, (SelfWeight, ImposedMotion, Tilt)) \
+        if getattr(s, "start", None) is not None and isinstance(before, (SelfWeight, *RESTARTING)) \
                 and before.start is not None and not before.start < s.start <= before.end:
             raise BadInput(f"stages.{s.name}.start: {s.start!r} s is not inside the stage before it "
                            f"({before.start!r} to {before.end!r} s)")
@@ -91,6 +93,9 @@ def check_groups(assembled: Assembled, stages, settings=None) -> None:
         for h in getattr(s, "hold", ()):
             if h.group not in mesh.node_groups and h.group not in mesh.cell_groups:
                 raise BadInput(f"stages.{s.name}.hold: the mesh has no group {h.group!r}")
+        for g in dict(getattr(s, "velocity", {})):
+            if g not in mesh.node_groups and g not in mesh.cell_groups:
+                raise BadInput(f"stages.{s.name}.velocity: the mesh has no group {g!r}")
         for m in getattr(s, "motions", ()):
             if m.group not in mesh.node_groups and m.group not in mesh.cell_groups:
                 raise BadInput(f"stages.{s.name}.motions: the mesh has no group {m.group!r}")
@@ -110,7 +115,7 @@ def first_time(stage) -> float:
     """The time [s] the first stage starts at."""
     if isinstance(stage, Preload):
         return -stage.duration
-    return stage.start if isinstance(stage, (SelfWeight, ImposedMotion, Tilt)) else 0.0
+    return stage.start if isinstance(stage, (SelfWeight, *RESTARTING)) else 0.0
 
 
 def stage_end(stage, t_start: float) -> float:
@@ -125,6 +130,18 @@ def planned_end(stages) -> float:
     for s in stages:
         t = 0.0 if isinstance(s, Preload) else stage_end(s, t)
     return t
+
+
+def release_state(assembled: Assembled, stage: Release, state: State) -> State:
+    """The state a Release starts from: ``state``'s displacements, its velocities those the stage gives
+    its groups (zero elsewhere), its acceleration zero or to be found from equilibrium (``None``)."""
+    mesh, n = assembled.mesh, assembled.model.n_dofs
+    v = np.zeros(n)
+    for group, (vx, vy) in dict(stage.velocity).items():
+        nodes = mesh.nodes(group) if group in mesh.node_groups else np.unique(mesh.cell_groups[group].connectivity)
+        v[2 * nodes], v[2 * nodes + 1] = vx, vy
+    a = np.zeros(n) if stage.acceleration == "zero" else None
+    return State(t=state.t, u=state.u.copy(), v=v, a=a)
 
 
 def _one_node(assembled: Assembled, key: str, group: str) -> int:

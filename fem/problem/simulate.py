@@ -35,10 +35,10 @@ import numpy as np
 from fem.io.recorder import RunRecorder, add_run_statistics, record_steps, rows_as_arrays
 from fem.problem.definition import Assembled, Problem, assemble
 from fem.problem.observe import BodyRotation, BodyWatch, PairWatch, energy_books
-from fem.problem.physics import (check_groups, check_stages, default_newton, dynamic_phase, first_time, planned_end,
-                                 preload_phase, stage_end, stage_gravity)
+from fem.problem.physics import (RESTARTING, check_groups, check_stages, default_newton, dynamic_phase, first_time,
+                                 planned_end, preload_phase, release_state, stage_end, stage_gravity)
 from fem.problem.report import write_report
-from fem.problem.stages import BaseMotion, ImposedMotion, Preload, Release, Tilt
+from fem.problem.stages import BaseMotion, Preload, Release
 from fem.problem.steps import controller, is_spec
 from fem.ranges import BadInput
 from fem.run.lifecycle import Run, prepare_output
@@ -249,14 +249,16 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
                         add_run_statistics(stats, rec)
                         histories[stage.name] = rows_as_arrays(preload_rows)
                 continue
-            if isinstance(stage, Release) or (released and isinstance(stage, BaseMotion)):
-                state = state.released(state.t)  # at rest after a preload or where the stage before left
+            if isinstance(stage, Release):
+                state = release_state(assembled, stage, state)  # let go where the stage before left
+            elif released and isinstance(stage, BaseMotion):
+                state = state.released(state.t)  # at rest after a preload
             released = False
             rows = []  # the stage's rows, kept whatever stops it
             dynamic += 1
             name = settings.histories.get(stage.name, "history" if dynamic == 1 else f"history_{dynamic}")
             after = stages[i + 1] if i + 1 < len(stages) else None
-            restart = getattr(after, "start", None) if isinstance(after, (ImposedMotion, Tilt)) else None
+            restart = getattr(after, "start", None) if isinstance(after, RESTARTING) else None
             try:
                 state, stage_spans, stop, snapshot = _dynamic(assembled, stage, state, folder, settings, bodies, pairs,
                                                               stats, rows, name, restart)
@@ -319,7 +321,7 @@ class _Watch:
     def observe(self, result) -> dict:
         if result.state is not self.state:
             s = result.state
-            ax, ay = self.stage.acceleration(s.t - self.t_start) if hasattr(self.stage, "acceleration") \
+            ax, ay = self.stage.acceleration(s.t - self.t_start) if isinstance(self.stage, BaseMotion) \
                 else (0.0, 0.0)
             row = {"base_ax": ax, "base_ay": ay}
             for b in self.bodies:

@@ -22,7 +22,8 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Mapping
 
 from fem.loads.base_motion import MotionHistory
 from fem.ranges import BadInput
@@ -233,10 +234,18 @@ class Tilt:
 
 @dataclass(frozen=True)
 class Release:
-    """The bodies let go at rest from the displacements the stage before left (velocities zero, the
-    accelerations from equilibrium; that stage's imposed motions and holds dropped; the energy books
-    start over), free under gravity on their supports to ``end`` [s] (SDNV105's release).
+    """The bodies let go from the displacements the stage before left (that stage's imposed motions and
+    holds dropped; the energy books start over), free under gravity on their supports to ``end`` [s]
+    (SDNV105's release).
 
+    velocity : node or cell group -> (vx, vy) [m/s] given to its nodes (the others at rest): a body
+        launched (SDND101's x'(0) = v0, a bar thrown at a wall).
+    acceleration : "equilibrium": from M a = f_ext - f_int - f_contact with the contact forces of the
+        stage before (a block let go from a tilt); "zero": at rest with zero acceleration (a block on a
+        slope, whose friction is about to act: the stage before's frictionless contact forces would
+        give it g sin(beta) at once).
+    start : None: the stage continues the one before; a time [s]: from rest on the undeformed mesh
+        when it is the first stage, else from the stage before's state at that time.
     friction, newton : as :class:`ImposedMotion`."""
 
     end: float
@@ -244,7 +253,16 @@ class Release:
     newton: object = None
     name: str = "release"
     gravity: tuple | None = None
+    velocity: Mapping = field(default_factory=dict)
+    acceleration: str = "equilibrium"
+    start: float | None = None
 
     def __post_init__(self) -> None:
         check_gravity(self)
-        _check_common(self)
+        _check_common(self, ("start", "end"))
+        if self.acceleration not in ("equilibrium", "zero"):
+            raise BadInput(f"stages.{self.name}.acceleration: 'equilibrium' or 'zero', got {self.acceleration!r}")
+        for group, v in dict(self.velocity).items():
+            if not (isinstance(group, str) and hasattr(v, "__len__") and len(v) == 2 and all(
+                    isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) for c in v)):
+                raise BadInput(f"stages.{self.name}.velocity: group -> (vx, vy) in m/s, got {group!r}: {v!r}")
