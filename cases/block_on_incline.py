@@ -11,8 +11,8 @@ constant acceleration a = g (sin beta - mu cos beta) (the block's width and heig
 The run checks that the contact machinery (Lagrange active set, augmented Lagrangian, or penalty
 shock springs) reproduces both regimes.
 
-Phases
-------
+Stages (fem.problem: a SelfWeight, a Release, a BaseMotion without motion; one history.csv)
+------------------------------------------------------------------------------------------
 1. ``settle`` (t = -0.1 -> 0 s, HHT alpha = -0.3, dt = 0.01 s): the normal component of gravity
    (0, -g cos beta) only, ramped over 0.05 s then held; frictionless contact and DX(O1) = 0 (the
    SDNV105 self-weight anchor), so the block is pressed onto the table with no tangential load.
@@ -22,9 +22,9 @@ Phases
 2. ``release`` (t = 0 -> --dt, the step cut in 20) then ``slope`` (--dt -> --t-end, step --dt),
    HHT --alpha (default -0.1, SDNV105's release value; 0 = Newmark average acceleration): the full
    rotated gravity, friction --mu, DX(O1) released. They start from the settled displacement at
-   rest with zero acceleration, the state of a block at rest on the slope. ``State.released``
-   is not used: it recomputes the acceleration from equilibrium with the contact forces of the
-   frictionless settled state, i.e. a0 = g sin beta for the whole block, sticking base included;
+   rest with zero acceleration (``Release(acceleration="zero")``), the state of a block at rest on
+   the slope. The equilibrium start is not used: it recomputes the acceleration from equilibrium
+   with the contact forces of the frictionless settled state, i.e. a0 = g sin beta for the whole block, sticking base included;
    with the trapezoidal rule that start-up error never decays and, on the SDNV105 block at
    20 deg / mu 0.9, makes the block rock and lose contact. With a0 = 0 the only start-up error,
    when the block slides, is a rigid translation: a velocity offset (1 - gamma) a h over the
@@ -130,28 +130,23 @@ import math
 import re
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 from fem.constants import GRAVITY
-from contact.multipliers import MultiplierContact
-from contact.penalty import ShockLaw, ShockSprings
+from contact.laws import Augmented, Lagrange, Penalty
 from contact.state import SLIP, STICK
-from contact.zone import contact_zone
 from fem.io import output_folder
 from fem import ranges
-from fem.time.dynamics import NewtonSettings, Phase, State, integrate
-from fem.loads.functions import ramp
-from fem.loads.applied import Gravity, ImposedDisplacement
 from fem.model.material import ElasticMaterial
 from fem.mesh.read import read_mesh
-from fem.model.assembly import Model
-from fem.io.results import HistoryWriter
+from fem.problem import (BaseMotion, Body, Pair, Problem, Release, SelfWeight, Settings, Support, Uniform, assemble,
+                         run_stages)
+from fem.stage.phase import NewtonSettings
+from fem.time.march import march
 from fem.run.lifecycle import (BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources, command_line,
                      count_steps, estimate, execute, finite, prepare_output)
-from fem.stage.schemes import HHT, Newmark
 from meshes.generate import block_on_table, reference_mesh_path
 
 G = GRAVITY
@@ -278,30 +273,81 @@ def build_mesh(args: argparse.Namespace):
                            f"{args.nx or 4} --ny {args.ny or 2}: {_in_flag_names(str(err))}") from None
 
 
-def build_contact(model: Model, zone, method: str, mu: float):
-    """The contact term of the block base against the table top."""
-    if method == "penalty":
-        return ShockSprings(model, zone, ShockLaw(friction=mu, **PENALTY))
-    return MultiplierContact(model, zone, friction=mu, method=method)
+NEWTON = NewtonSettings(rela=1e-8, max_iterations=40)
 
 
-def phases(args: argparse.Namespace) -> tuple[Phase, ...]:
-    """The settling phase (normal gravity, frictionless, DX(O1) = 0), then the release on the
-    slope: its first step --dt cut into RELEASE_SUBSTEPS steps, then steps of --dt."""
+def problem_of(args: argparse.Namespace, mesh) -> Problem:
+    """The block on its table (fem.problem): DY held on CTGROUND, DX on S1, the block's base on the
+    table's top with the contact method's law and --mu."""
+    if args.method == "penalty":
+        law = Penalty(PENALTY["normal_stiffness"], args.mu, tangential_stiffness=PENALTY["tangential_stiffness"],
+                      tension_allowed=True)
+    else:
+        law = Augmented(args.mu) if args.method == "augmented" else Lagrange(args.mu)
+    return Problem(mesh, [Body("BLOCK", ElasticMaterial(**BLOCK)), Body("GROUN", ElasticMaterial(**TABLE))],
+                   [Support("CTGROUND", ("y",)), Support("S1", ("x",))], [Pair("CONHAUT", "CONBAS", law, name="base")],
+                   gravity=G)
+
+
+def stages(args: argparse.Namespace) -> tuple:
+    """The settling stage (normal gravity, frictionless, DX(O1) = 0), then the release on the slope
+    at rest with zero acceleration (module docstring) to --dt, and the slope to --t-end; and each
+    stage's steps: the release's --dt cut into RELEASE_SUBSTEPS steps, then steps of --dt."""
     beta = math.radians(args.angle_deg)
-    table = (ImposedDisplacement("CTGROUND", "y"), ImposedDisplacement("S1", "x"))
-    settle = Phase("settle", SETTLE_START, 0.0, SETTLE_DT, HHT(-0.3),
-                   gravity=Gravity((0.0, -G * math.cos(beta)), ramp(SETTLE_START, SETTLE_RAMP_END)),
-                   constraints=table + (ImposedDisplacement("O1", "x"),), friction=0.0,
-                   newton=NewtonSettings(rela=1e-8, max_iterations=40))
-    scheme = Newmark() if args.alpha == 0 else HHT(args.alpha)
-    common = dict(gravity=Gravity((G * math.sin(beta), -G * math.cos(beta))), constraints=table,
-                  friction=args.mu, newton=NewtonSettings(rela=1e-8, max_iterations=40))
+    slope = (G * math.sin(beta), -G * math.cos(beta))
     t_fine = min(args.dt, args.t_end)
-    release = Phase("release", 0.0, t_fine, t_fine / RELEASE_SUBSTEPS, scheme, **common)
-    if t_fine >= args.t_end:
-        return settle, release
-    return settle, release, Phase("slope", t_fine, args.t_end, args.dt, scheme, **common)
+    run = [SelfWeight(SETTLE_START, SETTLE_RAMP_END, 0.0, hold=[Support("O1", ("x",))], friction=0.0, newton=NEWTON,
+                      gravity=(0.0, -G * math.cos(beta)), name="settle"),
+           Release(t_fine, friction=args.mu, newton=NEWTON, gravity=slope, acceleration="zero", name="release")]
+    steps = {"settle": Uniform(SETTLE_DT, alpha=-0.3), "release": Uniform(t_fine / RELEASE_SUBSTEPS, alpha=args.alpha)}
+    if t_fine < args.t_end:
+        run.append(BaseMotion(args.t_end - t_fine, gravity=slope, name="slope"))
+        steps["slope"] = Uniform(args.dt, alpha=args.alpha)
+    return tuple(run), steps
+
+
+class SlopeColumns:
+    """The case's history columns (COLUMNS; an observer of fem.problem.Settings): the block's centre of
+    mass along x, the tangential displacement of O and A relative to the table since the release, the
+    sums of R_N and R_T (along +x) over the base, the slipping and sticking nodes; and, at the release,
+    its displacement, the law's slip and the largest R_N of a base node."""
+
+    def __init__(self, assembled) -> None:
+        self.assembled = assembled
+        model, mesh = assembled.model, assembled.mesh
+        ones_x = np.zeros(model.n_dofs)
+        ones_x[2 * mesh.nodes("BLOCK")] = 1.0
+        self.mass_x = model.mass @ ones_x  # nodal masses of the block's x dofs (consistent mass row sums)
+        self.mass = float(self.mass_x.sum())
+        base = assembled.terms[0].zone.slave
+        self.k_o, self.k_a = (int(np.flatnonzero(base == mesh.node(name))[0]) for name in ("O", "A"))
+        self.u_release = None
+        self.law_slip_at_release = None
+        self.rn_node_max = 0.0  # largest normal force on a base node at the release [N]
+        self.max_law_slip = 0.0  # largest |slip of the contact law since the release| over the base nodes [m]
+        self._last = None  # (u, law slip, largest R_N) of the last settling row: the release starts there
+
+    def columns(self) -> list[str]:
+        return [c for c in COLUMNS if c not in ("t", "iterations")]
+
+    def observe(self, result) -> dict:
+        contact = self.assembled.terms[0]
+        cs, state = contact.state(), result.state
+        if result.phase == "settle":
+            self._last = (state.u.copy(), cs.slip.copy(), float(cs.rn.max()))
+        elif self.u_release is None:
+            self.u_release, self.law_slip_at_release, self.rn_node_max = self._last
+        if self.u_release is None:
+            slide = np.zeros(cs.slip.size)
+        else:  # tangential displacement of the base nodes relative to the table since the release
+            self.max_law_slip = max(self.max_law_slip, float(np.abs(cs.slip - self.law_slip_at_release).max()))
+            geo = contact.zone.geometry(self.assembled.mesh.points, state.u)
+            slide = (geo.tangent_rows(self.assembled.model.n_dofs) @ (state.u - self.u_release)) * geo.tangent[:, 0]
+        return {"ux_com": float(self.mass_x @ state.u) / self.mass, "vx_com": float(self.mass_x @ state.v) / self.mass,
+                "slip_O": float(slide[self.k_o]), "slip_A": float(slide[self.k_a]), "rn_sum": float(cs.rn.sum()),
+                "rt_sum": float((cs.rt * cs.tangent[:, 0]).sum()),
+                "n_slip": float(np.count_nonzero(cs.status == SLIP)),
+                "n_stick": float(np.count_nonzero(cs.status == STICK))}
 
 
 def fit_acceleration(t: np.ndarray, v: np.ndarray) -> float:
@@ -356,72 +402,29 @@ def stick_or_slide(h: dict, t_end: float, threshold: float) -> dict:
 
 
 def run(args: argparse.Namespace, mesh=None) -> dict:
-    """Build (unless ``mesh`` is given), run the phases writing history.csv in --out as it goes,
-    and return the summary (a ConvergenceError propagates, the history up to it on disk)."""
+    """Build (unless ``mesh`` is given), run the stages writing history.csv in --out as it goes
+    (fem.problem.run_stages, the three stages into one history), and return the summary (a
+    ConvergenceError or an interruption propagates, the history up to it on disk)."""
     mesh = build_mesh(args) if mesh is None else mesh
-    model = Model(mesh, {"BLOCK": ElasticMaterial(**BLOCK), "GROUN": ElasticMaterial(**TABLE)})
-    zone = contact_zone(mesh, "CONHAUT", "CONBAS")
-    contact = build_contact(model, zone, args.method, args.mu)
-    schedule = phases(args)
-
-    block_nodes = mesh.nodes("BLOCK")
-    ones_x = np.zeros(model.n_dofs)
-    ones_x[2 * block_nodes] = 1.0
-    mass_x = model.mass @ ones_x  # nodal masses of the block's x dofs (consistent mass row sums)
-    mass = float(mass_x.sum())
-    base = contact.zone.slave
-    k_o, k_a = (int(np.flatnonzero(base == mesh.node(name))[0]) for name in ("O", "A"))
-
-    rows: list[dict] = []
-    stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0, "iterations_per_phase": {},
-             "min_iterations_per_step": {}}
-    start = time.perf_counter()
-    u_release = None
-    rn_node_max = 0.0  # largest normal force on a base node at the release [N]
-    max_law_slip = 0.0  # largest |slip of the contact law since the release| over the base nodes [m]
-    out = Path(args.out)
-    state = State.at_rest(model.n_dofs, SETTLE_START)
-    with HistoryWriter(out / "history.csv", COLUMNS) as history:
-        for i, phase in enumerate(schedule):
-            if phase.name == "release":
-                # at rest on the slope, zero acceleration (see the module docstring: not
-                # State.released, whose acceleration would ignore the friction about to act)
-                u_release = state.u.copy()
-                law_slip_at_release = contact.state().slip.copy()
-                rn_node_max = float(contact.state().rn.max())
-                state = State(0.0, u_release, np.zeros(model.n_dofs), np.zeros(model.n_dofs))
-            iterations = []
-            for k, result in enumerate(integrate(model, phase, state, [contact])):
-                state = result.state
-                if k > 0:
-                    iterations.append(result.iterations)
-                    stats["subdivisions"] += result.substeps - 1
-                elif i > 0:
-                    continue  # the state at a phase start is the last one of the previous phase
-                cs = contact.state()
-                along_x = cs.tangent[:, 0]
-                if u_release is None:
-                    slide = np.zeros(base.size)
-                else:  # tangential displacement of the base nodes relative to the table since the release
-                    max_law_slip = max(max_law_slip, float(np.abs(cs.slip - law_slip_at_release).max()))
-                    geo = zone.geometry(mesh.points, state.u)
-                    slide = (geo.tangent_rows(model.n_dofs) @ (state.u - u_release)) * geo.tangent[:, 0]
-                row = {"t": state.t, "ux_com": float(mass_x @ state.u) / mass,
-                       "vx_com": float(mass_x @ state.v) / mass, "slip_O": float(slide[k_o]),
-                       "slip_A": float(slide[k_a]), "rn_sum": float(cs.rn.sum()),
-                       "rt_sum": float((cs.rt * along_x).sum()),
-                       "n_slip": float(np.count_nonzero(cs.status == SLIP)),
-                       "n_stick": float(np.count_nonzero(cs.status == STICK)),
-                       "iterations": float(result.iterations)}
-                history.append(row)
-                rows.append(row)
-            stats["steps"] += len(iterations)
-            stats["newton_iterations"] += int(sum(iterations))
-            stats["iterations_per_phase"][phase.name] = int(sum(iterations))
-            stats["min_iterations_per_step"][phase.name] = int(min(iterations))
-    stats["wall_s"] = time.perf_counter() - start
-
-    h = {c: np.array([r[c] for r in rows]) for c in COLUMNS}
+    assembled = assemble(problem_of(args, mesh))
+    run_stages_, steps = stages(args)
+    columns = SlopeColumns(assembled)
+    outcome = run_stages(assembled, run_stages_, Path(args.out), Settings(
+        steps=steps, newton=NEWTON, observers=(columns,), body_watches=(), march=march,
+        histories={s.name: "history" for s in run_stages_}))
+    if outcome.interrupted is not None:
+        raise outcome.interrupted
+    if outcome.error is not None:
+        raise outcome.error
+    stats = {key: outcome.stats[key] for key in ("steps", "newton_iterations", "subdivisions")}
+    stats["iterations_per_phase"], stats["min_iterations_per_step"] = {}, {}
+    for stage in run_stages_:
+        iterations = outcome.histories[stage.name]["iterations"][1 if stage.name == "settle" else 0:]
+        stats["iterations_per_phase"][stage.name] = int(iterations.sum())
+        stats["min_iterations_per_step"][stage.name] = int(iterations.min())
+    stats["wall_s"] = outcome.stats["wall_s"]
+    h = {c: np.concatenate([outcome.histories[s.name][c] for s in run_stages_]) for c in COLUMNS}
+    rn_node_max, max_law_slip, mass = columns.rn_node_max, columns.max_law_slip, columns.mass
     after = h["t"] > 0
     verdict = stick_or_slide(h, args.t_end, stick_threshold(args.mu, rn_node_max))
     fit = verdict.pop("fit_mask")

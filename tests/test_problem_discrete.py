@@ -83,3 +83,25 @@ def test_a_mass_launched_on_a_spring_swings_to_v0_over_omega(v0):
     assert abs(h["ux"][k]) == pytest.approx(abs(v0) / w, rel=1e-3) and np.sign(h["ux"][k]) == np.sign(v0)
     assert h["t"][k] == pytest.approx(period / 4, abs=period / 200)
     assert out.energy["relative_error"] < 1e-9
+
+
+def test_stages_that_share_a_history_write_one_file_from_each_stages_first_step(tmp_path):
+    """Settings.histories giving two stages the same name: one history.csv, times strictly increasing
+    (no row twice at the stages' boundary), the same motion as one stage run through (to round-off:
+    the second stage starts from the first's last state)."""
+    w = math.sqrt(K / M)
+    period = 2 * math.pi / w
+    problem = Problem(one_node(), bodies=(), point_masses={"M": M}, springs=[Spring("M", (K, K))], gravity=0.0)
+    launch = Release(period / 2, velocity={"M": (0.5, 0.0)}, start=0.0)
+    probes = (NodeProbe("ux", "M", "u", "x"),)
+    both = simulate(problem, [launch, BaseMotion(period / 2, name="free")], out=tmp_path / "two",
+                    steps=Uniform(period / 100), probes=probes, histories={"release": "history", "free": "history"})
+    one = simulate(problem, [Release(period, velocity={"M": (0.5, 0.0)}, start=0.0)], steps=Uniform(period / 100),
+                   probes=probes)
+    from fem.io.results import read_history
+
+    h = read_history(tmp_path / "two" / "history.csv")
+    assert np.all(np.diff(h["t"]) > 0) and h["t"].size == one.history["t"].size == 101
+    np.testing.assert_allclose(h["t"], one.history["t"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(h["ux"], one.history["ux"], rtol=0, atol=1e-12 * 0.5 / w)
+    assert not (tmp_path / "two" / "history_2.csv").exists()

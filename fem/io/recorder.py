@@ -85,6 +85,11 @@ class RunRecorder:
         self._t0 = time.perf_counter()
         self.last: StepResult | None = None
 
+    def set_gravity(self, gravity: Sequence[float]) -> None:
+        """The gravity (gx, gy) [m/s^2] whose potential the next rows book (a history that goes on
+        through stages of other gravities: fem.problem.simulate)."""
+        self._gravity = self.model.gravity_force(tuple(gravity))
+
     def record(self, result: StepResult) -> dict[str, float]:
         """Append the history row of a step (and the fields if archived); returns the row."""
         s = result.state

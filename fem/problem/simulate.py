@@ -118,7 +118,8 @@ class Settings:
     step_bodies : the cell groups whose rigid motion bounds the coarse event-driven steps
         (fem.time.stepping; None: every body that holds no support).
     histories : stage name -> the stem of its history and series files (default: ``preload_history``
-        for a preload, ``history`` for the first dynamic stage, ``history_2`` ... for the next).
+        for a preload, ``history`` for the first dynamic stage, ``history_2`` ... for the next); dynamic
+        stages given the same stem write one history and one series, each stage from its first step.
     on_archived may also be a mapping from stage names to such functions (the stages not named: none).
     after_step : ``f(stage, result)`` after each step of a dynamic stage is recorded (its row on disk);
         raising fem.stage.energy.EnergyCreated there ends the run "failed" (a contact event that created
@@ -233,6 +234,7 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     current, early, error = stages[0].name, False, None
     rows: list[dict] = []
     dynamic = 0  # dynamic stages begun: the first writes history.csv, the next history_2.csv, ...
+    recorders: dict = {}  # the dynamic stages' histories open, by name (stages may share one)
     try:
         for i, stage in enumerate(stages):
             current = stage.name
@@ -261,7 +263,7 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
             restart = getattr(after, "start", None) if isinstance(after, RESTARTING) else None
             try:
                 state, stage_spans, stop, snapshot = _dynamic(assembled, stage, state, folder, settings, bodies, pairs,
-                                                              stats, rows, name, restart)
+                                                              stats, rows, name, restart, recorders)
             finally:
                 histories[stage.name] = rows_as_arrays(rows)
             spans += stage_spans
@@ -283,6 +285,9 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
         status, message, error = "failed", str(err), err
     except (Interrupted, KeyboardInterrupt) as err:
         status, message, stopped = "interrupted", str(err) or "interrupted", err
+    finally:
+        for rec, _ in recorders.values():
+            rec.close()
     history = rows_as_arrays(rows) if rows else {}
     energy = energy_books(history) if history else {}
     # the stages ran to their end: a run stopped early (an overturning, a monitor) leaves undecided
@@ -346,9 +351,10 @@ class _Watch:
 
 
 def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: Settings, bodies, pairs, stats: dict,
-             rows: list, name: str, restart: float | None = None):
+             rows: list, name: str, restart: float | None, recorders: dict):
     """One dynamic stage from ``state`` (at its start time), its history rows appended to ``rows`` as
-    they are recorded (``{name}.csv``, its series ``solution{suffix}.pvd``). Returns the last state, its
+    they are recorded (``{name}.csv``, its series ``solution{suffix}.pvd``; ``recorders``: the histories
+    open, by name: a stage whose history another stage began continues it). Returns the last state, its
     fine spans, whether a monitor stopped it (True, or its reason to stop early) and, when ``restart``
     is a time, the state and copies of the contact terms at that step (None if no step ended there)."""
     problem, model = assembled.problem, assembled.model
@@ -374,22 +380,34 @@ def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: 
             snapshot = (result.state, [copy.deepcopy(t, memo) for t in assembled.terms])
         return watch.stop(result)
 
-    series = "solution" if name == "history" else f"solution{name[len('history'):]}" if name.startswith("history") \
-        else name.replace("_history", "")
-    with RunRecorder(model, folder, settings.probes, history_name=name, series_name=series,
-                     kinetic_group=settings.kinetic_group,
-                     write_series=settings.paraview, extra_columns=watch.columns(), extra=watch.observe,
-                     gravity=stage_gravity(assembled, stage)) as rec:
-        try:
-            archived = settings.on_archived
-            if isinstance(archived, Mapping):
-                archived = archived.get(stage.name)
-            marched = settings.march(model, phase, state, assembled.all_terms(), steps, stop=stop)
-            recorded = record_steps(rec, _followed(marched, stage.name, settings.after_step), rows,
-                                    on_archived=archived)
-            last = recorded.state
-        finally:
-            add_run_statistics(stats, rec)
+    held = recorders.get(name)
+    if held is None:  # a history of its own (or the first of the stages that share it)
+        series = "solution" if name == "history" else f"solution{name[len('history'):]}" \
+            if name.startswith("history") else name.replace("_history", "")
+        current = [watch]
+        rec = RunRecorder(model, folder, settings.probes, history_name=name, series_name=series,
+                          kinetic_group=settings.kinetic_group, write_series=settings.paraview,
+                          extra_columns=watch.columns(), extra=lambda result: current[0].observe(result),
+                          gravity=stage_gravity(assembled, stage))
+        recorders[name] = (rec, current)
+        continuing = False
+    else:  # the history goes on: its rows from this stage's first step, with this stage's watch and gravity
+        rec, current = held
+        current[0] = watch
+        rec.set_gravity(stage_gravity(assembled, stage))
+        continuing = True
+    before = rec.run_statistics()
+    try:
+        archived = settings.on_archived
+        if isinstance(archived, Mapping):
+            archived = archived.get(stage.name)
+        marched = settings.march(model, phase, state, assembled.all_terms(), steps, stop=stop)
+        last = record_steps(rec, _followed(marched, stage.name, settings.after_step), rows, skip_first=continuing,
+                            on_archived=archived).state
+    finally:
+        after = rec.run_statistics()
+        for key in ("steps", "newton_iterations", "subdivisions", "stepping_s"):
+            stats[key] = stats.get(key, 0) + after.get(key, 0) - before.get(key, 0)
     spans = list(getattr(steps, "spans", None) or getattr(steps, "refinements", None) or [])
     return (last if last is not None else state), spans, watch.reason or watch.stopped, snapshot
 
