@@ -127,20 +127,16 @@ from pathlib import Path
 import numpy as np
 
 from cases.bar_impact_checks_common import SAFE_RELEASE, checks, exact, measure
-from contact.impacts import velocity_contact_from
-from contact.multipliers import MultiplierContact
-from contact.penalty import ShockLaw, ShockSprings
-from contact.zone import RigidPlane, contact_zone
+from contact.laws import Augmented, Lagrange, MoreauJean, Penalty
+from contact.zone import RigidPlane
 from fem import ranges
 from fem.io import output_folder
-from fem.time.dynamics import NewtonSettings, Phase, State, energy_report, integrate
-from fem.loads.applied import ImposedDisplacement
+from fem.time.dynamics import NewtonSettings, State, energy_report
 from fem.model.material import ElasticMaterial
-from fem.model.assembly import Model
-from fem.io.recorder import NodeProbe, RunRecorder
+from fem.io.recorder import NodeProbe
+from fem.problem import Body, Pair, Problem, Release, Settings, Support, Uniform, assemble, run_stages
 from fem.run.lifecycle import (BadInput, CaseParser, Run, add_run_flags, check_resources, command_line, count_steps, estimate,
                      execute, finite, prepare_output)
-from fem.stage.schemes import HHT, Newmark, Theta
 from meshes.bar import bar_strip
 
 SETUPS = ("wall", "periodic")
@@ -366,80 +362,97 @@ def steps_of(cfg: Config) -> float:
 
 # ----------------------------------------------------------------------------------- model
 def build(cfg: Config):
-    """Mesh, model, contact term, phase and initial state."""
+    """The bar as a problem (fem.problem), assembled, its stage (the bar let go: at -v0 towards the wall,
+    or from the periodic setup's stretch) with its steps, and the state it starts from."""
     mesh = bar_strip(cfg.length, cfg.width, cfg.nx)
-    massless = ("END0",) if cfg.mass == "redistributed" else ()
-    model = Model(mesh, {"BAR": ElasticMaterial(cfg.young, cfg.poisson, cfg.rho)}, thickness=cfg.thickness,
-                  kinematics="small_strain", mass=cfg.mass, massless=massless)
     wall_x = -cfg.gap if cfg.setup == "wall" else 0.0
-    zone = contact_zone(mesh, "END0", RigidPlane((wall_x, 0.0), (1.0, 0.0)))
     if cfg.method == "penalty":
-        term = ShockSprings(model, zone, ShockLaw(normal_stiffness=0.5 * cfg.penalty_stiffness))
+        law = Penalty(0.5 * cfg.penalty_stiffness, tension_allowed=True)
     elif cfg.method == "theta":
-        term = velocity_contact_from(MultiplierContact(model, zone, method="lagrange"))
+        law = MoreauJean()
     else:
-        term = MultiplierContact(model, zone, method=cfg.method, release=cfg.release)
-    if cfg.method == "theta":
-        scheme = Theta(THETA)
-    elif cfg.scheme == "hht":
-        scheme = HHT(cfg.alpha, modified_equilibrium=False)
-    else:
-        scheme = Newmark()
-    constraints = ()
-    u0 = np.zeros(model.n_dofs)
-    v0 = np.zeros(model.n_dofs)
-    if cfg.setup == "wall":
-        v0[0::2] = -cfg.velocity
-    else:
-        constraints = (ImposedDisplacement("END1", "x"), ImposedDisplacement("END1", "y"))
-        u0[0::2] = 0.5 * (cfg.length - mesh.points[:, 0])
+        law = Augmented() if cfg.method == "augmented" else Lagrange()
+    problem = Problem(mesh, [Body("BAR", ElasticMaterial(cfg.young, cfg.poisson, cfg.rho), mass=cfg.mass)],
+                      [Support("END1")] if cfg.setup == "periodic" else [],
+                      [Pair("END0", RigidPlane((wall_x, 0.0), (1.0, 0.0)), law, name="end")],
+                      gravity=0.0, thickness=cfg.thickness, kinematics="small_strain")
+    assembled = assemble(problem)
+    term = assembled.terms[0]
+    if cfg.method != "theta":  # the release rule asked (--release); a landing closes at the step's end
+        term.closing, term.release = "immediate", cfg.release
     n_steps = max(1, int(steps_of(cfg)))
-    phase = Phase(cfg.setup, 0.0, cfg.t_end, cfg.dt, scheme, constraints=constraints, newton=NEWTON,
-                  archive_every=max(1, math.ceil(n_steps / FRAMES)))
-    return mesh, model, term, phase, State(t=0.0, u=u0, v=v0)
+    archive = max(1, math.ceil(n_steps / FRAMES))
+    steps = (Uniform(cfg.dt, archive, theta=THETA) if cfg.method == "theta" else
+             Uniform(cfg.dt, archive, alpha=cfg.alpha if cfg.scheme == "hht" else 0.0))
+    u0 = np.zeros(assembled.model.n_dofs)
+    if cfg.setup == "periodic":
+        u0[0::2] = 0.5 * (cfg.length - mesh.points[:, 0])
+    stage = Release(cfg.t_end, velocity={"BAR": (-cfg.velocity, 0.0)} if cfg.setup == "wall" else {},
+                    newton=NEWTON, name=cfg.setup)
+    return assembled, stage, steps, State(t=0.0, u=u0, v=np.zeros(assembled.model.n_dofs))
 
 
 # ----------------------------------------------------------------------------------- run
 EXTRA = ("contact_stress", "v_bar", "penalty_energy", "total_energy", "energy_ratio")
 
 
-def simulate(cfg: Config, out: Path) -> tuple[dict, dict]:
-    """Run the phase writing history.csv (and the ParaView series) in ``out`` as it goes; returns the
-    histories (arrays) and run statistics."""
-    mesh, model, term, phase, state = build(cfg)
-    ex = np.zeros(model.n_dofs)
-    ex[0::2] = 1.0
-    mass_x = model.mass @ ex  # x-momentum weights; mass_x @ v / mass = mean bar velocity
-    mass = float(mass_x @ ex)
-    p0 = 2 * mesh.node("P0")
-    k_node = 0.5 * cfg.penalty_stiffness
-    rows: dict[str, list] = {k: [] for k in ("t", "v_end", *EXTRA)}
-    e_initial = []
+@dataclass
+class BarColumns:
+    """The case's history columns (an observer of fem.problem.Settings): the contact stress, the bar's
+    mean velocity, the penalty springs' energy, the total energy and its ratio to the initial one; and
+    the rows kept for the measures."""
 
-    def extra(result) -> dict:
-        s = result.state
-        cs = term.state()
+    cfg: Config
+    assembled: object
+
+    def __post_init__(self) -> None:
+        model, mesh = self.assembled.model, self.assembled.mesh
+        ex = np.zeros(model.n_dofs)
+        ex[0::2] = 1.0
+        self.mass_x = model.mass @ ex  # x-momentum weights; mass_x @ v / mass = mean bar velocity
+        self.mass = float(self.mass_x @ ex)
+        self.p0 = 2 * mesh.node("P0")
+        self.rows: dict[str, list] = {k: [] for k in ("t", "v_end", *EXTRA)}
+        self.e_initial: list[float] = []
+
+    def columns(self) -> list[str]:
+        return list(EXTRA)
+
+    def observe(self, result) -> dict:
+        cfg, model, s = self.cfg, self.assembled.model, result.state
+        cs = self.assembled.terms[0].state()
+        k_node = 0.5 * cfg.penalty_stiffness
         pen = 0.5 * k_node * float(np.sum(np.maximum(-cs.gap, 0.0) ** 2)) if cfg.method == "penalty" else 0.0
         total = model.kinetic_energy(s.v) + model.strain_energy(s.u) + pen
-        if not e_initial:
-            e_initial.append(total)
-        row = {"contact_stress": float(cs.rn.sum()) / cfg.area, "v_bar": float(mass_x @ s.v) / mass,
+        if not self.e_initial:
+            self.e_initial.append(total)
+        row = {"contact_stress": float(cs.rn.sum()) / cfg.area, "v_bar": float(self.mass_x @ s.v) / self.mass,
                "penalty_energy": pen, "total_energy": total,
-               "energy_ratio": total / e_initial[0] if e_initial[0] > 0 else math.nan}
-        rows["t"].append(s.t)
-        rows["v_end"].append(float(s.v[p0]))
+               "energy_ratio": total / self.e_initial[0] if self.e_initial[0] > 0 else math.nan}
+        self.rows["t"].append(s.t)
+        self.rows["v_end"].append(float(s.v[self.p0]))
         for k in EXTRA:
-            rows[k].append(row[k])
+            self.rows[k].append(row[k])
         return row
 
+
+def simulate(cfg: Config, out: Path) -> tuple[dict, dict]:
+    """Run the stage writing history.csv (and the ParaView series) in ``out`` as it goes
+    (fem.problem.run_stages); returns the histories (arrays) and run statistics. A Newton failure or
+    an interruption propagates, the history up to it on disk."""
+    assembled, stage, steps, state = build(cfg)
+    columns = BarColumns(cfg, assembled)
     probes = (NodeProbe("u_end", "P0", "u", "x"), NodeProbe("v_end", "P0", "v", "x"))
-    with RunRecorder(model, out, probes, write_series=cfg.paraview, extra_columns=EXTRA, extra=extra) as rec:
-        for result in integrate(model, phase, state, [term]):
-            rec.record(result)
-            last = result.state
-        stats = rec.run_statistics()
-    books = energy_report(model, last)
-    return {k: np.asarray(v, dtype=float) for k, v in rows.items()}, {**stats, "energy_books": books}
+    outcome = run_stages(assembled, [stage], out, Settings(steps=steps, newton=NEWTON, probes=probes,
+                                                          paraview=cfg.paraview, observers=(columns,),
+                                                          body_watches=()), state=state)
+    if outcome.interrupted is not None:
+        raise outcome.interrupted
+    if outcome.error is not None:
+        raise outcome.error
+    stats = {k: v for k, v in outcome.stats.items() if k != "stepping_s"}
+    books = energy_report(assembled.model, outcome.state)
+    return {k: np.asarray(v, dtype=float) for k, v in columns.rows.items()}, {**stats, "energy_books": books}
 
 
 def parameters(cfg: Config) -> dict:
