@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from contact.output import ContactRecorder
-from fem.io.recorder import NodeProbe
+from fem.io.recorder import NodeProbe, add_statistics
 from fem.problem import Settings, run_stages
 from fem.stage.energy import CreationWatch
 from fem.time.interrupt import Interrupted
@@ -77,11 +77,6 @@ def _row(columns: dict, k: int) -> dict:
     return {name: float(values[k]) for name, values in columns.items()}
 
 
-def _add(stats: dict, outcome) -> None:
-    for key in ("steps", "newton_iterations", "subdivisions", "stepping_s"):
-        stats[key] = stats.get(key, 0) + outcome.stats.get(key, 0)
-
-
 def run(study: Study, integrator=march) -> RunOutput:
     """All stages: self-weight (recorded to -0.825 s), tilt restarted from the state at -1.05 s,
     release at rest at t = 0, free rocking. Histories and ParaView series are written as the run
@@ -96,7 +91,7 @@ def run(study: Study, integrator=march) -> RunOutput:
     failure = interrupted = tilt = watch = None
     release: dict = {}
     before = run_stages(study.assembled, [self_weight_stage(study), tilt_stage(study)], cfg.out, settings)
-    _add(stats, before)
+    add_statistics(stats, before.stats)
     preload = before.histories.get("self-weight", {})
     if before.status != "complete":
         failure, interrupted = f"preload: {before.message}", before.interrupted
@@ -128,7 +123,7 @@ def run(study: Study, integrator=march) -> RunOutput:
                            state=before.state)
         if series is not None:
             series.close()
-        _add(stats, after)
+        add_statistics(stats, after.stats)
         release, refinements = after.histories.get("release", {}), after.spans
         if after.status != "complete":
             failure, interrupted = f"release: {after.message}", after.interrupted

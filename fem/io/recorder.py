@@ -154,13 +154,23 @@ class RunRecorder:
         self.close()
 
 
+#: the counts a run adds up over its phases, stages or parts
+STATISTICS = ("steps", "newton_iterations", "subdivisions", "stepping_s")
+
+
+def add_statistics(stats: dict, part: dict, before: dict | None = None) -> None:
+    """Add to the running totals ``stats`` the STATISTICS of ``part`` (a recorder's run_statistics, an
+    outcome's stats), less those of ``before`` (the same recorder's before a stage it goes on
+    through); a count ``part`` does not have is left as it is."""
+    for key in STATISTICS:
+        if key in part:
+            stats[key] = stats.get(key, 0) + part[key] - (before or {}).get(key, 0)
+
+
 def add_run_statistics(stats: dict, recorder: RunRecorder) -> None:
     """Add a recorder's steps, Newton iterations, sub-steps and stepping time (when it has one) to
     the running totals ``stats`` (a run of several phases, each with its recorder)."""
-    s = recorder.run_statistics()
-    for key in ("steps", "newton_iterations", "subdivisions", "stepping_s"):
-        if key in s:
-            stats[key] = stats.get(key, 0) + s[key]
+    add_statistics(stats, recorder.run_statistics())
 
 
 def timed_steps(recorder: RunRecorder, steps: Iterator[StepResult]) -> Iterator[StepResult]:

@@ -210,7 +210,7 @@ def load_mesh(mesh) -> Mesh:
         raise BadInput(f"mesh {path}: {err}") from None
 
 
-def _need(mesh: Mesh, key: str, group: str, dims: tuple[int, ...]) -> None:
+def need_group(mesh: Mesh, key: str, group: str, dims: tuple[int, ...]) -> None:
     """Refuse a group the mesh does not have (or of the wrong dimension), naming the key."""
     if group in mesh.cell_groups and mesh.cell_groups[group].dim in dims:
         return
@@ -236,21 +236,21 @@ def assemble(problem: Problem) -> Assembled:
     name, a floating body, a crack or a contact surface that is not one)."""
     mesh = load_mesh(problem.mesh)
     for b in problem.bodies:
-        _need(mesh, f"bodies.{b.label}.group", b.group, (2,))
+        need_group(mesh, f"bodies.{b.label}.group", b.group, (2,))
         if b.overturn_angle is not None and not (0 < b.overturn_angle < math.pi):
             raise BadInput(f"bodies.{b.label}.overturn_angle: must lie in (0, pi) rad, got {b.overturn_angle!r}")
     for s in problem.supports:
-        _need(mesh, f"supports.{s.group}", s.group, (1, 0))
+        need_group(mesh, f"supports.{s.group}", s.group, (1, 0))
     for p in problem.pairs:
-        _need(mesh, f"pairs.{p.label}.slave", p.slave, (1, 0))
+        need_group(mesh, f"pairs.{p.label}.slave", p.slave, (1, 0))
         if isinstance(p.master, str):
-            _need(mesh, f"pairs.{p.label}.master", p.master, (1,))
+            need_group(mesh, f"pairs.{p.label}.master", p.master, (1,))
     for g in problem.point_masses:
-        _need(mesh, f"point_masses.{g}", g, (1, 0))
+        need_group(mesh, f"point_masses.{g}", g, (1, 0))
     for sp_ in problem.springs:
         for key, g in (("group", sp_.group), ("other", sp_.other)):
             if g is not None:
-                _need(mesh, f"springs.{sp_.label}.{key}", g, (1, 0))
+                need_group(mesh, f"springs.{sp_.label}.{key}", g, (1, 0))
     regions = {b.group: b.material for b in problem.bodies}
     used = Mesh(mesh.points, {k: v for k, v in mesh.cell_groups.items() if k in regions or v.dim == 1},
                 mesh.node_groups)

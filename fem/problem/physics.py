@@ -16,7 +16,7 @@ import numpy as np
 from fem.loads.applied import Gravity, ImposedDisplacement, RigidRotation
 from fem.loads.base_motion import table_frame_load
 from fem.loads.functions import PiecewiseLinear
-from fem.problem.definition import Assembled
+from fem.problem.definition import Assembled, need_group
 from fem.problem.stages import BaseMotion, ImposedMotion, Preload, Release, SelfWeight, Tilt
 from fem.ranges import BadInput
 from fem.stage.phase import NewtonSettings, Phase, State
@@ -90,15 +90,11 @@ def check_groups(assembled: Assembled, stages, settings=None) -> None:
     a tilt's nodes and pivot (groups of one node); a steps spec named for no stage."""
     mesh = assembled.mesh
     for s in stages:
-        for h in getattr(s, "hold", ()):
-            if h.group not in mesh.node_groups and h.group not in mesh.cell_groups:
-                raise BadInput(f"stages.{s.name}.hold: the mesh has no group {h.group!r}")
-        for g in dict(getattr(s, "velocity", {})):
-            if g not in mesh.node_groups and g not in mesh.cell_groups:
-                raise BadInput(f"stages.{s.name}.velocity: the mesh has no group {g!r}")
-        for m in getattr(s, "motions", ()):
-            if m.group not in mesh.node_groups and m.group not in mesh.cell_groups:
-                raise BadInput(f"stages.{s.name}.motions: the mesh has no group {m.group!r}")
+        for key, groups in (("hold", [h.group for h in getattr(s, "hold", ())]),
+                            ("velocity", list(dict(getattr(s, "velocity", {})))),
+                            ("motions", [m.group for m in getattr(s, "motions", ())])):
+            for g in groups:
+                need_group(mesh, f"stages.{s.name}.{key}", g, (2, 1, 0))
         if isinstance(s, Tilt):
             _one_node(assembled, f"stages.{s.name}.pivot", s.pivot)
             for g in s.nodes:
@@ -146,8 +142,7 @@ def release_state(assembled: Assembled, stage: Release, state: State) -> State:
 
 def _one_node(assembled: Assembled, key: str, group: str) -> int:
     mesh = assembled.mesh
-    if group not in mesh.node_groups:
-        raise BadInput(f"{key}: the mesh has no node group {group!r}")
+    need_group(mesh, key, group, (0,))
     nodes = mesh.nodes(group)
     if nodes.size != 1:
         raise BadInput(f"{key}: {group!r} must be a group of one node, it has {nodes.size}")

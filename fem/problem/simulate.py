@@ -32,7 +32,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from fem.io.recorder import RunRecorder, add_run_statistics, record_steps, rows_as_arrays
+from fem.io.recorder import RunRecorder, add_run_statistics, add_statistics, record_steps, rows_as_arrays
 from fem.problem.definition import Assembled, Problem, assemble
 from fem.problem.observe import BodyRotation, BodyWatch, PairWatch, energy_books
 from fem.problem.physics import (RESTARTING, check_groups, check_stages, default_newton, dynamic_phase, first_time,
@@ -405,9 +405,7 @@ def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: 
         last = record_steps(rec, _followed(marched, stage.name, settings.after_step), rows, skip_first=continuing,
                             on_archived=archived).state
     finally:
-        after = rec.run_statistics()
-        for key in ("steps", "newton_iterations", "subdivisions", "stepping_s"):
-            stats[key] = stats.get(key, 0) + after.get(key, 0) - before.get(key, 0)
+        add_statistics(stats, rec.run_statistics(), before)
     spans = list(getattr(steps, "spans", None) or getattr(steps, "refinements", None) or [])
     return (last if last is not None else state), spans, watch.reason or watch.stopped, snapshot
 
