@@ -92,27 +92,33 @@ def rotation(theta: float) -> np.ndarray:
 
 def wait_for(predicate, what: str, timeout: float = 600.0, poll: float = 0.02, proc=None):
     """Wait for the event ``predicate()`` (a file, a row, a line) and return its value; fail after
-    ``timeout`` s (a ceiling for a loaded machine, not a schedule). With ``proc`` (a subprocess.Popen)
-    the wait between two looks blocks on the process, so that its exit ends the wait at once (the
-    value is then the predicate's, false if the event never came). A file or a row written by
-    another process or thread has no event of its own in the standard library: the predicate is
-    looked at again after ``poll`` s (the look's period, not a schedule: the ceiling is ``timeout``)."""
+    ``timeout`` s (a ceiling for a loaded machine, not a schedule). With ``proc`` (a subprocess.Popen,
+    or a threading.Thread doing the work) the wait between two looks blocks on it, so that its end
+    ends the wait at once (the value is then the predicate's, false if the event never came). A file
+    or a row written by another process has no event of its own in the standard library: without
+    ``proc`` (a worker of a Dask cluster holding for the test's file) the predicate is looked at
+    again after ``poll`` s (the look's period, not a schedule: the ceiling is ``timeout``)."""
     import time
+
+    def ended() -> bool:
+        return proc is not None and (proc.poll() is not None if hasattr(proc, "poll") else not proc.is_alive())
 
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
-        if value or (proc is not None and proc.poll() is not None):
+        if value or ended():
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        if proc is not None:
+        if proc is None:
+            time.sleep(poll)
+        elif hasattr(proc, "poll"):
             try:
                 proc.wait(timeout=poll)
             except subprocess.TimeoutExpired:
                 pass
         else:
-            time.sleep(poll)
+            proc.join(poll)
 
 
 def history_past(path: Path, t: float) -> bool:

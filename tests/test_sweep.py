@@ -336,8 +336,10 @@ def test_a_real_sweep_counts_as_running_only_the_points_started_on_its_two_worke
         try:
             for k in range(6):  # release the points one at a time, once two are inside (or the last ones)
                 inside = min(2, 6 - k)
-                wait_for(lambda: len(list(gate.glob("inside-*"))) == inside, f"{inside} points inside", timeout=120)
-                wait_for(lambda: bars(tty) and f" {inside} running" in bars(tty)[-1], f"{inside} running", timeout=120)
+                wait_for(lambda: len(list(gate.glob("inside-*"))) == inside, f"{inside} points inside", timeout=120,
+                         proc=runner)
+                wait_for(lambda: bars(tty) and f" {inside} running" in bars(tty)[-1], f"{inside} running", timeout=120,
+                         proc=runner)
                 (gate / f"release-x={k}").write_text("")
         finally:
             for k in range(6):
