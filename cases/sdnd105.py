@@ -67,8 +67,8 @@ from cases.one_dof_common import check_budget, parser, start_run, validate  # no
 from cases.sdnd105_modelings_common import (MODELINGS, T_RETURN, ClosedForm, Sdnd105Config,  # noqa: E402
                                             check, closed_form_checks, default_config, references)
 
-from contact.buckling import BucklingShocks, node_pairs  # noqa: E402
-from contact.zone import RigidPlane, node_zone  # noqa: E402
+from contact.buckling import BucklingShocks  # noqa: E402
+from contact.zone import RigidPlane, node_pairs, node_zone  # noqa: E402
 from fem.io import output_folder  # noqa: E402
 from fem.time.dynamics import NewtonSettings, Phase, State, run_phases  # noqa: E402
 from fem.loads.applied import ImposedDisplacement  # noqa: E402

@@ -1,7 +1,7 @@
 """Buckling shock element: Code_Aster DIS_CHOC with RELATION='FLAMBAGE', as a :class:`ForceTerm`.
 
 A buckling element sits at every slave node of a zone (:func:`contact.zone.node_zone` against a
-:class:`~contact.zone.RigidPlane` or master segments, or :func:`node_pairs` for Code_Aster's
+:class:`~contact.zone.RigidPlane` or master segments, or :func:`contact.zone.node_pairs` for Code_Aster's
 ``BI_PLAN`` between two nodes) and carries a normal force only. The gap g (JEU included) and its
 rows N = dg/du come from ``zone.geometry(points, u)``; penetration p = -g, rate dp/dt = -N v.
 
@@ -83,7 +83,7 @@ from scipy.optimize import brentq
 from fem.stage.phase import TermForces
 
 from contact.state import OPEN, STICK, ContactState
-from contact.zone import ContactError, ContactGeometry, node_coordinates
+from contact.zone import node_coordinates, zone_of
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +120,11 @@ class BucklingLaw:
     fall_damping : AMOR_FL [N s/m], >= 0 (None: AMOR_NOR).
     post_dampings : AMOR_POST_FL [N s/m], >= 0, same length as the tables (None: AMOR_FL each).
     criterion : CRIT_AMOR, 'INCLUS' (damping counted in the buckling criterion) or 'EXCLUS'.
+
+    As a pair's law (:mod:`contact.laws`, ``Buckling``): :meth:`build` makes the elements of a pair.
     """
+
+    scheme = "newmark"  # a position-level law: Newmark/HHT steps
 
     stiffness: float
     critical_force: float
@@ -138,6 +142,12 @@ class BucklingLaw:
     _tot: np.ndarray = field(init=False, repr=False, compare=False)
     _amor: np.ndarray = field(init=False, repr=False, compare=False)
     _points: tuple[float, float, float] = field(init=False, repr=False, compare=False)
+
+    def build(self, model, slave: str, master, located: bool = False, clearance: float = 0.0) -> "BucklingShocks":
+        """The buckling elements of a pair: at the nodes of ``slave`` against a rigid plane, a master
+        line group or the nodes of a :class:`contact.zone.BiPlane` (contact.zone.zone_of), JEU
+        ``clearance`` [m]. ``located`` is not used (the element locates its buckling instant itself)."""
+        return BucklingShocks(model, zone_of(model.mesh, slave, master, clearance), self)
 
     def __post_init__(self) -> None:
         def positive(name, value, unit, strict):
@@ -352,68 +362,6 @@ class BucklingLaw:
                                    np.where(pf < self.p1, ELASTIC,
                                             np.where(pf < self.d0, PLATEAU, np.where(pf < self.d1, FALL, POST)))))
         return F, dF_dp, dF_dv, pm, branch
-
-
-# ------------------------------------------------------------------------------------ node pairs
-@dataclass(frozen=True)
-class NodePairs:
-    """Code_Aster ``BI_PLAN`` obstacle between node i of ``slave`` and node i of ``other``: the gap is
-    the distance of the two nodes along a fixed unit direction minus DIST_1 + DIST_2::
-
-        g = (x_slave - x_other) . n - (DIST_1 + DIST_2)
-
-    with n = +-direction, the sign that makes the initial distance positive (the slave lies on the +n
-    side). Build with :func:`node_pairs`. Presents the interface of a contact zone (``slave``,
-    ``size``, ``slave_group``, ``geometry``): the rows dg/du are +n at the slave and -n at the other
-    node (a :class:`ContactGeometry` whose master "segment" is the other node twice, xi = 0).
-    """
-
-    slave: np.ndarray
-    other: np.ndarray
-    normal: np.ndarray  # (n_s, 2)
-    clearance: float
-    slave_group: str
-    master_name: str
-    segments: None = None
-    plane: None = None
-
-    @property
-    def size(self) -> int:
-        return int(self.slave.size)
-
-    def geometry(self, points: np.ndarray, u: np.ndarray) -> ContactGeometry:
-        x = points + u.reshape(-1, 2)
-        n = self.normal
-        gap = np.einsum("si,si->s", x[self.slave] - x[self.other], n) + self.clearance
-        t = np.column_stack([-n[:, 1], n[:, 0]])
-        master = np.column_stack([self.other, self.other])
-        return ContactGeometry(self.slave, gap, n.copy(), t, master, np.zeros(self.size))
-
-
-def node_pairs(mesh, group_1: str, group_2: str, direction=(1.0, 0.0), dist_1: float = 0.0,
-               dist_2: float = 0.0) -> NodePairs:
-    """Pair the nodes of two node groups (same count, index order) for a ``BI_PLAN`` obstacle along
-    ``direction`` (Code_Aster NORM_OBST), with thicknesses DIST_1, DIST_2 [m] (>= 0)."""
-    a = np.asarray(mesh.nodes(group_1))
-    b = np.asarray(mesh.nodes(group_2))
-    if a.size != b.size:
-        raise ContactError(f"node groups {group_1!r} ({a.size} nodes) and {group_2!r} ({b.size}) differ in size")
-    if np.intersect1d(a, b).size:
-        raise ContactError(f"node groups {group_1!r} and {group_2!r} share nodes")
-    for name, value in (("DIST_1", dist_1), ("DIST_2", dist_2)):
-        if not (np.isfinite(value) and value >= 0):
-            raise ContactError(f"{name} must be >= 0 m, got {value}")
-    d = np.asarray(direction, dtype=float)
-    norm = float(np.hypot(*d))
-    if not np.isfinite(norm) or norm == 0.0:
-        raise ContactError(f"BI_PLAN direction must be a non-zero vector, got {direction}")
-    d = d / norm
-    along = (mesh.points[a] - mesh.points[b]) @ d
-    if np.any(along == 0.0):
-        raise ContactError(f"nodes of {group_1!r} and {group_2!r} have the same position along {tuple(d)}: "
-                           "the side of the obstacle is undefined")
-    normal = np.sign(along)[:, None] * d[None, :]
-    return NodePairs(a, b, normal, -float(dist_1 + dist_2), group_1, group_2)
 
 
 # ------------------------------------------------------------------------------------ the element

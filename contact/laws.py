@@ -1,8 +1,9 @@
 """Contact laws as data: what a user names for a contact pair, each able to build its term.
 
 A pair of :class:`fem.problem.Problem` holds one of these; the simulation calls ``law.build(model,
-slave, master, located)`` once, with the slave line group, the master line group or a
-:class:`contact.zone.RigidPlane`, and whether the contact nodes carry no mass (``located``: a
+slave, master, located, clearance)`` once, with the slave line or node group, the master line
+group, a :class:`contact.zone.RigidPlane` or a :class:`contact.zone.BiPlane`, the pair's clearance
+(JEU [m]), and whether the contact nodes carry no mass (``located``: a
 redistributed mass, whose contact events are located inside their step). ``law.scheme`` says which
 time scheme the law needs: ``"newmark"`` (Newmark/HHT, position-level laws) or ``"theta"``
 (Moreau–Jean, the velocity-level law).
@@ -14,9 +15,11 @@ law                  Code_Aster                                    term
 :class:`Augmented`    DEFI_CONTACT CONTINUE (augmented Lagrangian)   multipliers, semi-smooth
 :class:`Penalty`      DIS_CHOC shock springs (DIS_CONTACT)          force term at the slave nodes
 :class:`MoreauJean`   (LMGC90, Siconos: velocity-level impacts)      multipliers at the velocity
+:class:`Buckling`     DIS_CHOC RELATION='FLAMBAGE'                  force term at the slave nodes
 ==================== ============================================= ==========================
 
-Each carries its own Coulomb coefficient ``mu`` (>= 0): friction belongs to a pair, not to a stage.
+Each carries its own Coulomb coefficient ``mu`` (>= 0; the buckling element has none): friction
+belongs to a pair, not to a stage.
 """
 from __future__ import annotations
 
@@ -26,7 +29,8 @@ from dataclasses import dataclass
 from contact.impacts import VelocityContact, velocity_contact_from
 from contact.multipliers import MultiplierContact
 from contact.penalty import ShockLaw, ShockSprings
-from contact.zone import RigidPlane, contact_zone, node_zone
+from contact.buckling import BucklingLaw
+from contact.zone import BiPlane, RigidPlane, zone_of
 
 
 def _coulomb(owner: str, mu) -> None:
@@ -34,22 +38,14 @@ def _coulomb(owner: str, mu) -> None:
         raise ValueError(f"{owner}: the Coulomb coefficient mu must be a finite number >= 0, got {mu!r}")
 
 
-def multiplier_term(model, slave: str, master, located: bool, **law) -> MultiplierContact:
+def multiplier_term(model, slave: str, master, located: bool, clearance: float = 0.0, **law) -> MultiplierContact:
     """A :class:`contact.multipliers.MultiplierContact` of the pair (``law``: friction, method and its
-    coefficients), its events located inside their step when the contact nodes are massless."""
-    term = MultiplierContact(model, zone_of(model, slave, master), **law)
+    coefficients; ``clearance`` JEU [m]), its events located inside their step when the contact nodes
+    are massless."""
+    term = MultiplierContact(model, zone_of(model.mesh, slave, master, clearance), **law)
     if located:
         term.closing = term.release = "located"
     return term
-
-
-def zone_of(model, slave: str, master: "str | RigidPlane"):
-    """The contact zone of a slave line group (or a node group) against a master line group or a
-    rigid plane (:func:`contact.zone.contact_zone`, :func:`contact.zone.node_zone`)."""
-    mesh = model.mesh
-    if slave in mesh.cell_groups and mesh.cell_groups[slave].dim == 1:
-        return contact_zone(mesh, slave, master)
-    return node_zone(mesh, slave, master)
 
 
 @dataclass(frozen=True)
@@ -65,8 +61,8 @@ class Lagrange:
     def __post_init__(self) -> None:
         _coulomb("Lagrange", self.mu)
 
-    def build(self, model, slave: str, master, located: bool = False) -> MultiplierContact:
-        return multiplier_term(model, slave, master, located, friction=self.mu, method="lagrange")
+    def build(self, model, slave: str, master, located: bool = False, clearance: float = 0.0) -> MultiplierContact:
+        return multiplier_term(model, slave, master, located, clearance, friction=self.mu, method="lagrange")
 
 
 @dataclass(frozen=True)
@@ -86,8 +82,8 @@ class Augmented:
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"Augmented: {name} must be a finite number > 0, got {value!r}")
 
-    def build(self, model, slave: str, master, located: bool = False) -> MultiplierContact:
-        return multiplier_term(model, slave, master, located, friction=self.mu, method="augmented",
+    def build(self, model, slave: str, master, located: bool = False, clearance: float = 0.0) -> MultiplierContact:
+        return multiplier_term(model, slave, master, located, clearance, friction=self.mu, method="augmented",
                                coef_cont=self.coef_cont, coef_frot=self.coef_frot)
 
 
@@ -112,10 +108,10 @@ class Penalty:
         ShockLaw(self.normal_stiffness, self.normal_damping, self.tangential_stiffness, self.tangential_damping,
                  self.mu)  # refuses a bad stiffness or damping now, naming it
 
-    def build(self, model, slave: str, master, located: bool = False) -> ShockSprings:
+    def build(self, model, slave: str, master, located: bool = False, clearance: float = 0.0) -> ShockSprings:
         law = ShockLaw(self.normal_stiffness, self.normal_damping, self.tangential_stiffness,
                        self.tangential_damping, self.mu, tension_allowed=self.tension_allowed)
-        return ShockSprings(model, zone_of(model, slave, master), law)
+        return ShockSprings(model, zone_of(model.mesh, slave, master, clearance), law)
 
 
 @dataclass(frozen=True)
@@ -130,14 +126,18 @@ class MoreauJean:
     def __post_init__(self) -> None:
         _coulomb("MoreauJean", self.mu)
 
-    def build(self, model, slave: str, master, located: bool = False) -> MultiplierContact:
-        return multiplier_term(model, slave, master, False, friction=self.mu, method="lagrange")
+    def build(self, model, slave: str, master, located: bool = False, clearance: float = 0.0) -> MultiplierContact:
+        return multiplier_term(model, slave, master, False, clearance, friction=self.mu, method="lagrange")
 
     @staticmethod
     def for_theta(term) -> VelocityContact:
         """The velocity-level term continuing ``term`` (same statuses, multipliers and slip)."""
         return term if isinstance(term, VelocityContact) else velocity_contact_from(term)
 
+
+#: Code_Aster's DIS_CHOC with RELATION='FLAMBAGE' (contact.buckling.BucklingLaw: RIGI_NOR, FNOR_CRIT,
+#: FNOR_POST_FL, LARG_PLAT, ENFO_FL, the post-buckling tables, the dampings), a normal force only
+Buckling = BucklingLaw
 
 #: the law of each name a problem file may use (cases/problem_file.py)
 LAWS = {"lagrange": Lagrange, "augmented": Augmented, "penalty": Penalty, "moreau_jean": MoreauJean}

@@ -19,7 +19,7 @@ at every Newton iteration).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
@@ -265,3 +265,101 @@ def node_zone(mesh: Mesh, group: str, master: str | RigidPlane, clearance: float
     if np.intersect1d(segments, nodes).size:
         raise ContactError(f"node group {group!r} and master group {master!r} share nodes")
     return ContactZone(nodes, segments, None, float(clearance), float(extension), group, master)
+
+
+# ------------------------------------------------------------------------------------ node pairs
+@dataclass(frozen=True)
+class NodePairs:
+    """Code_Aster ``BI_PLAN`` obstacle between node i of ``slave`` and node i of ``other``: the gap is
+    the distance of the two nodes along a fixed unit direction minus DIST_1 + DIST_2::
+
+        g = (x_slave - x_other) . n - (DIST_1 + DIST_2)
+
+    with n = +-direction, the sign that makes the initial distance positive (the slave lies on the +n
+    side). Build with :func:`node_pairs`. Presents the interface of a contact zone (``slave``,
+    ``size``, ``slave_group``, ``geometry``): the rows dg/du are +n at the slave and -n at the other
+    node (a :class:`ContactGeometry` whose master "segment" is the other node twice, xi = 0).
+    """
+
+    slave: np.ndarray
+    other: np.ndarray
+    normal: np.ndarray  # (n_s, 2)
+    clearance: float
+    slave_group: str
+    master_name: str
+    segments: None = None
+    plane: None = None
+
+    @property
+    def size(self) -> int:
+        return int(self.slave.size)
+
+    def geometry(self, points: np.ndarray, u: np.ndarray) -> ContactGeometry:
+        x = points + u.reshape(-1, 2)
+        n = self.normal
+        gap = np.einsum("si,si->s", x[self.slave] - x[self.other], n) + self.clearance
+        t = np.column_stack([-n[:, 1], n[:, 0]])
+        master = np.column_stack([self.other, self.other])
+        return ContactGeometry(self.slave, gap, n.copy(), t, master, np.zeros(self.size))
+
+
+def node_pairs(mesh, group_1: str, group_2: str, direction=(1.0, 0.0), dist_1: float = 0.0,
+               dist_2: float = 0.0) -> NodePairs:
+    """Pair the nodes of two node groups (same count, index order) for a ``BI_PLAN`` obstacle along
+    ``direction`` (Code_Aster NORM_OBST), with thicknesses DIST_1, DIST_2 [m] (>= 0)."""
+    a = np.asarray(mesh.nodes(group_1))
+    b = np.asarray(mesh.nodes(group_2))
+    if a.size != b.size:
+        raise ContactError(f"node groups {group_1!r} ({a.size} nodes) and {group_2!r} ({b.size}) differ in size")
+    if np.intersect1d(a, b).size:
+        raise ContactError(f"node groups {group_1!r} and {group_2!r} share nodes")
+    for name, value in (("DIST_1", dist_1), ("DIST_2", dist_2)):
+        if not (np.isfinite(value) and value >= 0):
+            raise ContactError(f"{name} must be >= 0 m, got {value}")
+    d = np.asarray(direction, dtype=float)
+    norm = float(np.hypot(*d))
+    if not np.isfinite(norm) or norm == 0.0:
+        raise ContactError(f"BI_PLAN direction must be a non-zero vector, got {direction}")
+    d = d / norm
+    along = (mesh.points[a] - mesh.points[b]) @ d
+    if np.any(along == 0.0):
+        raise ContactError(f"nodes of {group_1!r} and {group_2!r} have the same position along {tuple(d)}: "
+                           "the side of the obstacle is undefined")
+    normal = np.sign(along)[:, None] * d[None, :]
+    return NodePairs(a, b, normal, -float(dist_1 + dist_2), group_1, group_2)
+
+
+@dataclass(frozen=True)
+class BiPlane:
+    """The master of a pair of node groups (Code_Aster ``BI_PLAN``): node i of the slave group against
+    node i of the node group ``other``, along ``direction`` (NORM_OBST), the gap the distance of the two
+    minus the thicknesses ``dist_1`` + ``dist_2`` [m] (DIST_1, DIST_2) and plus the pair's clearance
+    (:func:`node_pairs`). SDND105 b: two masses flying at each other."""
+
+    other: str
+    direction: tuple[float, float] = (1.0, 0.0)
+    dist_1: float = 0.0
+    dist_2: float = 0.0
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        """The mesh groups the obstacle names (checked before a run)."""
+        return (self.other,)
+
+    @property
+    def name(self) -> str:
+        return self.other
+
+
+def zone_of(mesh: Mesh, slave: str, master: "str | RigidPlane | BiPlane", clearance: float = 0.0):
+    """The contact zone of a slave line group (or a node group) against a master line group or a
+    rigid plane (:func:`contact_zone`, :func:`node_zone`), or of a node group against the nodes of
+    a :class:`BiPlane` (:func:`node_pairs`); ``clearance``: JEU [m]."""
+    if isinstance(master, BiPlane):
+        pairs = node_pairs(mesh, slave, master.other, master.direction, master.dist_1, master.dist_2)
+        if not np.isfinite(clearance):
+            raise ContactError(f"clearance (JEU) must be finite, got {clearance}")
+        return pairs if clearance == 0.0 else replace(pairs, clearance=pairs.clearance + float(clearance))
+    if slave in mesh.cell_groups and mesh.cell_groups[slave].dim == 1:
+        return contact_zone(mesh, slave, master, clearance)
+    return node_zone(mesh, slave, master, clearance)

@@ -70,9 +70,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contact.buckling import (ELASTIC, FALL, PLATEAU, POST, SEPARATED, UNLOADING, BucklingLaw, BucklingShocks,
-                              node_pairs)
-from contact.zone import RigidPlane, node_zone
+from contact.buckling import ELASTIC, FALL, PLATEAU, POST, SEPARATED, UNLOADING, BucklingLaw, BucklingShocks
+from contact.zone import RigidPlane, node_pairs, node_zone
 from fem.mesh.mesh import Mesh
 from fem.io.results import read_history
 

@@ -68,19 +68,29 @@ class Support:
 
 @dataclass(frozen=True)
 class Pair:
-    """Contact of the slave line group ``slave`` on the master line group ``master`` (node to
-    segment) or on a rigid plane (an object with ``point`` and unit ``normal``, pointing toward the
-    slave: :class:`contact.zone.RigidPlane`), with the law ``law`` (:mod:`contact.laws`, its own
-    Coulomb coefficient). ``name``: label in histories and reports (default ``slave/master``)."""
+    """Contact of the slave line (or node) group ``slave`` on the master line group ``master`` (node
+    to segment), on a rigid plane (an object with ``point`` and unit ``normal``, pointing toward the
+    slave: :class:`contact.zone.RigidPlane`) or on the nodes of another node group
+    (:class:`contact.zone.BiPlane`: an obstacle naming its ``groups``), with the law ``law``
+    (:mod:`contact.laws`, its own Coulomb coefficient). ``clearance``: Code_Aster's JEU [m], added to
+    the geometric gap (the surfaces that far apart when they touch geometrically; a shock element
+    ``clearance`` above its plane). ``name``: label in histories and reports (default ``slave/master``)."""
 
     slave: str
     master: object
     law: object
     name: str | None = None
+    clearance: float = 0.0
+
+    def __post_init__(self) -> None:
+        c = self.clearance
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c):
+            raise BadInput(f"pairs.{self.label}.clearance: a finite number of metres, got {c!r}")
 
     @property
     def label(self) -> str:
-        return self.name or f"{self.slave}/{self.master if isinstance(self.master, str) else 'plane'}"
+        master = self.master if isinstance(self.master, str) else getattr(self.master, "name", "plane")
+        return self.name or f"{self.slave}/{master}"
 
 
 @dataclass(frozen=True)
@@ -245,6 +255,8 @@ def assemble(problem: Problem) -> Assembled:
         need_group(mesh, f"pairs.{p.label}.slave", p.slave, (1, 0))
         if isinstance(p.master, str):
             need_group(mesh, f"pairs.{p.label}.master", p.master, (1,))
+        for g in getattr(p.master, "groups", ()):  # an obstacle between node groups (BiPlane)
+            need_group(mesh, f"pairs.{p.label}.master", g, (1, 0))
     for g in problem.point_masses:
         need_group(mesh, f"point_masses.{g}", g, (1, 0))
     for sp_ in problem.springs:
@@ -255,7 +267,8 @@ def assemble(problem: Problem) -> Assembled:
     used = Mesh(mesh.points, {k: v for k, v in mesh.cell_groups.items() if k in regions or v.dim == 1},
                 mesh.node_groups)
     surfaces = [(p.slave, p.master) for p in problem.pairs if isinstance(p.master, str)]
-    supported = ([s.group for s in problem.supports] + [p.slave for p in problem.pairs if not isinstance(p.master, str)]
+    supported = ([s.group for s in problem.supports]
+                 + [p.slave for p in problem.pairs if not isinstance(p.master, str) and not getattr(p.master, "groups", ())]
                  + [s.group for s in problem.springs if s.other is None])
     try:
         warnings = check_mesh(used, tuple(supported), surfaces)
@@ -277,7 +290,8 @@ def assemble(problem: Problem) -> Assembled:
     terms = []
     for p in problem.pairs:
         try:
-            terms.append(p.law.build(model, p.slave, p.master, located=p.slave in redistributed))
+            terms.append(p.law.build(model, p.slave, p.master, located=p.slave in redistributed,
+                                     clearance=float(p.clearance)))
         except ValueError as err:
             raise BadInput(f"pairs.{p.label}: {err}") from None
     springs = []

@@ -360,7 +360,8 @@ def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: 
     problem, model = assembled.problem, assembled.model
     t_end = stage_end(stage, state.t)
     bodies_moving = settings.step_bodies if settings.step_bodies is not None else _moving_bodies(assembled)
-    steps, first = controller(settings.steps_for(stage.name), assembled, settings, t_end, bodies_moving)
+    spec = settings.steps_for(stage.name)
+    steps, first = controller(spec, assembled, settings, t_end, bodies_moving)
     if isinstance(first, Theta):  # the velocity-level terms continue the position-level ones, once
         assembled.terms[:] = [p.law.for_theta(t) if hasattr(p.law, "for_theta") else t
                               for p, t in zip(problem.pairs, assembled.terms)]
@@ -401,7 +402,10 @@ def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: 
         archived = settings.on_archived
         if isinstance(archived, Mapping):
             archived = archived.get(stage.name)
-        marched = settings.march(model, phase, state, assembled.all_terms(), steps, stop=stop)
+        if callable(getattr(spec, "integrate", None)):  # a spec with its own integrator (explicit steps)
+            marched = spec.integrate(assembled, phase, state, t_end, stop=stop)
+        else:
+            marched = settings.march(model, phase, state, assembled.all_terms(), steps, stop=stop)
         last = record_steps(rec, _followed(marched, stage.name, settings.after_step), rows, skip_first=continuing,
                             on_archived=archived).state
     finally:

@@ -3,23 +3,27 @@
 * :class:`Uniform`: steps of ``dt``;
 * :class:`fem.time.stepping.EventSteps`: fine steps around contact events, coarse ones growing between;
 * :class:`Windows`: a benchmark's schedule of fine and coarse windows, refined where an impact is
-  predicted and settled while contact statuses change (fem.time.windows).
+  predicted and settled while contact statuses change (fem.time.windows);
+* :class:`CentralDifferences`: explicit steps of ``dt``, on the physical dofs or on a modal basis
+  (fem.time.explicit): a spec that brings its own integrator (``integrate``) instead of Newton steps.
 
 A case may bring its own: any object with ``controller(assembled, settings, t_end, bodies)`` returning
-a step controller and its first scheme. A simulation takes one of them for every stage, or a mapping from stage names to them
+a step controller and its first scheme, and, when it does not take Newton steps, ``integrate(assembled,
+phase, state, t_end, stop)`` yielding the stage's results (the start state first). A simulation takes one of them for every stage, or a mapping from stage names to them
 (:class:`fem.problem.simulate.Settings`). The scheme of a step is Newmark/HHT with the alpha of its
 window, of its spec or of the simulation (position-level laws), or Moreau–Jean's theta (velocity-level).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from fem.ranges import BadInput
-from fem.stage.schemes import HHT, Theta
-from fem.time.march import UniformSteps
+from fem.stage.schemes import HHT, Newmark, Theta
+from fem.time.explicit import central_differences, modal_basis, modal_central_differences
+from fem.time.march import UniformSteps, until
 from fem.time.stepping import EventController, EventSteps
 from fem.time.windows import ImpactRefinement, Settling, Window, WindowSteps
 
@@ -115,6 +119,49 @@ class Windows:
                   if self.refine_dt is not None else None)
         return WindowSteps(windows, t_end, assembled.terms, watched_nodes(assembled, self.watch), refine,
                            Settling() if self.settle else None, self.archive_every), windows[0].scheme
+
+
+@dataclass(frozen=True)
+class CentralDifferences:
+    """Explicit central differences (Code_Aster DIFF_CENTRE) in steps of ``dt`` [s], every
+    ``archive_every``-th archived (fem.time.explicit.central_differences): no Newton iteration, stable
+    for dt < 2 / omega_max, a mass on every free dof.
+
+    modes : None: on the physical dofs. N: on the N lowest modes of the model with its supports and
+        springs (Code_Aster DYNA_VIBRA, BASE_CALCUL='GENE'; fem.time.explicit.modal_central_differences):
+        the springs are in the basis (omega^2 q), the contact forces act on the physical displacement
+        u = Phi q and are projected (SDND101's shock on a mass-spring). The energy books of a modal
+        run are not kept (its columns stay at the start's)."""
+
+    dt: float
+    modes: int | None = None
+    archive_every: int = 1
+
+    def __post_init__(self) -> None:
+        _positive(self.dt, "steps.dt")
+        _archive(self.archive_every)
+        if self.modes is not None and (isinstance(self.modes, bool) or not isinstance(self.modes, int)
+                                       or self.modes < 1):
+            raise BadInput(f"steps.modes: an integer >= 1 (or none: the physical dofs), got {self.modes!r}")
+
+    def controller(self, assembled, settings, t_end: float, bodies=()):
+        """Uniform steps of ``dt`` (their scheme, Newmark, is only what the stage's phase is built with)."""
+        return UniformSteps(t_end, self.dt, Newmark(), self.archive_every), Newmark()
+
+    def integrate(self, assembled, phase, state, t_end: float, stop=None):
+        """The stage's results: the start state, then one per step to ``t_end`` [s] (``stop(result)``
+        True ends it there)."""
+        phase = replace(phase, t_end=t_end, dt=self.dt, archive_every=self.archive_every)
+        model = assembled.model
+        if self.modes is None:
+            steps = central_differences(model, phase, state, assembled.all_terms())
+        else:
+            try:
+                basis = modal_basis(model, phase, self.modes, assembled.springs)
+            except ValueError as err:
+                raise BadInput(f"steps.modes: {err}") from None
+            steps = modal_central_differences(model, phase, state, basis, assembled.terms)
+        return until(steps, stop)
 
 
 def events_controller(spec: EventSteps, assembled, settings, t_end: float, bodies=()):

@@ -135,3 +135,13 @@ def march(model: Model, phase: Phase, state: State, terms: Sequence = (), contro
         if stopped:
             return
         step = controller.next_step(state)
+
+
+def until(steps: Iterator[StepResult], stop: Callable[[StepResult], bool] | None = None) -> Iterator[StepResult]:
+    """The results of ``steps`` (a stage's start state first, then its steps) up to the first step
+    ``stop`` is true of, that step archived (as :func:`march` stops)."""
+    for k, result in enumerate(steps):
+        if k and stop is not None and stop(result):
+            yield replace(result, archived=True)
+            return
+        yield result
