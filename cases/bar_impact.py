@@ -446,10 +446,7 @@ def simulate(cfg: Config, out: Path) -> tuple[dict, dict]:
     outcome = run_stages(assembled, [stage], out, Settings(steps=steps, newton=NEWTON, probes=probes,
                                                           paraview=cfg.paraview, observers=(columns,),
                                                           body_watches=()), state=state)
-    if outcome.interrupted is not None:
-        raise outcome.interrupted
-    if outcome.error is not None:
-        raise outcome.error
+    outcome.reraise()
     stats = {k: v for k, v in outcome.stats.items() if k != "stepping_s"}
     books = energy_report(assembled.model, outcome.state)
     return {k: np.asarray(v, dtype=float) for k, v in columns.rows.items()}, {**stats, "energy_books": books}

@@ -412,10 +412,7 @@ def run(args: argparse.Namespace, mesh=None) -> dict:
     outcome = run_stages(assembled, run_stages_, Path(args.out), Settings(
         steps=steps, newton=NEWTON, observers=(columns,), body_watches=(), march=march,
         histories={s.name: "history" for s in run_stages_}))
-    if outcome.interrupted is not None:
-        raise outcome.interrupted
-    if outcome.error is not None:
-        raise outcome.error
+    outcome.reraise()
     stats = {key: outcome.stats[key] for key in ("steps", "newton_iterations", "subdivisions")}
     stats["iterations_per_phase"], stats["min_iterations_per_step"] = {}, {}
     for stage in run_stages_:

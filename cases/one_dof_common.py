@@ -1,7 +1,6 @@
 """Shared pieces of the one-degree-of-freedom cases (SDND101, SDND105, SDND108, SDND122).
 
-* :func:`point_model`: one node ``NO1`` at the origin carrying a point mass (Code_Aster POI1 with
-  DIS_T, M_T_D_N), the only body of SDND101 and SDND108.
+* ``NODE``: the name of the one node of SDND101 and SDND108 (Code_Aster's NO1).
 * :func:`parser`, :func:`validate`, :func:`departures`, :func:`check_budget`: the command line of a
   one-dof case on top of :mod:`fem.run.lifecycle` (one-line errors raised as :class:`fem.run.lifecycle.BadInput`, range
   checks whose message names the flag and its unit, the configuration 'benchmark' or 'custom', the
@@ -11,32 +10,23 @@
   printed at the end of a run; ``passed`` is None (printed ``-``) for a row without a verdict.
 * :func:`write_json`: :func:`fem.run.lifecycle.write_json` (atomic, numpy scalars converted, NaN as null).
 * :func:`crossing`: the instant where a sampled signal crosses a level, linear between two samples.
-* :func:`record_run`: a step generator run with its CSV history written as it goes.
+* :func:`run_stage`: one stage of a one-dof problem run by fem.problem.run_stages, its history kept or not.
 
 Case scripts import it as ``cases.one_dof_common`` (``cases`` is an installed package).
 """
 from __future__ import annotations
 
 import math
-import time
+import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
-import numpy as np
-
+from fem.problem import Outcome, Settings, run_stages
 from fem.run import lifecycle as fem_run
-from fem.mesh.mesh import Mesh
-from fem.model.assembly import Model
-from fem.io.results import HistoryWriter
 from fem.run.lifecycle import BadInput
 
 NODE = "NO1"
-
-
-def point_model(mass: float) -> tuple[Mesh, Model]:
-    """Mesh with one node NO1 at (0, 0) and a model carrying ``mass`` [kg] on it (x and y dofs)."""
-    mesh = Mesh(points=np.zeros((1, 2)), node_groups={NODE: np.array([0])})
-    return mesh, Model(mesh, {}, point_masses={NODE: mass})
 
 
 # ------------------------------------------------------------------------------ command line
@@ -164,23 +154,12 @@ def crossing(t0: float, t1: float, f0: float, f1: float, level: float = 0.0) -> 
     return t0 + (level - f0) * (t1 - t0) / (f1 - f0)
 
 
-def record_run(steps, row_of, columns: Sequence[str], history: Path | None):
-    """Run a step generator, one row per step from ``row_of(step_result)`` (a tuple in the order of
-    ``columns``), written to the CSV ``history`` as it goes when given (each line flushed: a run
-    stopped by a failure or a signal leaves every converged step on disk). Returns the rows, the
-    Newton iterations, the sub-steps and the wall time [s]."""
-    writer = HistoryWriter(history, columns) if history is not None else None
-    rows, iterations, substeps = [], 0, 0
-    t0 = time.perf_counter()
-    try:
-        for result in steps:
-            row = row_of(result)
-            rows.append(row)
-            iterations += result.iterations
-            substeps += result.substeps
-            if writer is not None:
-                writer.append(dict(zip(columns, row)))
-    finally:
-        if writer is not None:
-            writer.close()
-    return rows, iterations, substeps, time.perf_counter() - t0
+def run_stage(assembled, stage, settings: Settings, history: Path | None = None) -> Outcome:
+    """Run ``stage`` of an assembled problem (fem.problem.run_stages) with ``settings``, its history
+    written to the CSV file ``history`` as it goes (or into a temporary folder, removed after); the
+    interruption or failure that ended it re-raised (Outcome.reraise), everything up to it on disk."""
+    with tempfile.TemporaryDirectory(prefix="rockfem_") as scratch:
+        folder, stem = (history.parent, history.stem) if history is not None else (Path(scratch), "history")
+        outcome = run_stages(assembled, [stage], folder, replace(settings, histories={stage.name: stem}))
+    outcome.reraise()
+    return outcome

@@ -10,16 +10,29 @@ its steps and the run's settings), every mistake refused on one line naming the 
     poisson = 0.2
     density = 2500.0                    # kg/m^3
     rayleigh_stiffness = 1e-4           # AMOR_ALPHA [s], optional (0); rayleigh_mass: AMOR_BETA [1/s] (0)
-    [[bodies]]                          # name, overturn_angle [rad] optional
+    [[bodies]]                          # name, overturn_angle [rad] optional; none (nor materials) when there
+                                        # are point_masses: a problem of discrete masses (SDND's)
     group = "BRICK_1"
     material = "stone"
     [[supports]]                        # components optional, default ["x", "y"]
     group = "FLOOR_BASE"
     [[pairs]]                           # and the keys of the law's own fields (contact.laws): penalty:
     slave = "BRICK_1_BOTTOM"            # normal_stiffness (required), normal_damping, tangential_stiffness,
-    master = "PLINTH_TOP"               # tangential_damping; augmented: coef_cont, coef_frot. Or a rigid plane:
+    master = "PLINTH_TOP"               # tangential_damping, tension_allowed (false); augmented: coef_cont,
+                                        # coef_frot. Or a rigid plane:
     law = "lagrange"                    # plane = { point = [0.0, 0.0], normal = [0.0, 1.0] }; law: lagrange
-    mu = 0.7                            # (default), augmented, penalty, moreau_jean; mu required
+    mu = 0.7                            # (default), augmented, penalty, moreau_jean, buckling; mu required
+    clearance = 0.0                     # (buckling has none); clearance: Code_Aster's JEU [m] (optional, 0)
+    [[pairs]]                           # the slave's node i against node i of another node group (Code_Aster
+    slave = "N02"                       # BI_PLAN, contact.zone.BiPlane): biplane = { other, direction ([1, 0]),
+    biplane = { other = "N03", direction = [1.0, 0.0], dist_1 = 5.0, dist_2 = 5.0 }     # dist_1, dist_2 (0) }
+    law = "buckling"                    # DIS_CHOC FLAMBAGE (contact.laws.Buckling): stiffness, critical_force,
+    stiffness = 0.5                     # post_force required; plateau, fall, damping, fall_damping [numbers],
+    critical_force = 1.0                # post_displacements, post_stiffnesses, post_dampings [lists of numbers],
+    post_force = 0.5                    # criterion ("INCLUS" or "EXCLUS") optional
+    [[springs]]                         # springs and dashpots (fem.problem.Spring) from each node of group to
+    group = "NO1"                       # the ground, or to the nodes of other: stiffness = [kx, ky] [N/m],
+    stiffness = [1e4, 1e4]              # damping = [cx, cy] [N s/m] (both [0, 0]), other, name optional
     [[stages]]
     kind = "preload"                    # steps (5), friction (each pair's own), duration (1), name ("preload"),
                                         # hold: supports of the preload only, [{ group = "O1", components = ["x"] }],
@@ -57,6 +70,8 @@ its steps and the run's settings), every mistake refused on one line naming the 
     dt = 1e-3                           # archive_every, alpha, theta) | windows (fem.problem.Windows: rows =
     dt_fine = 1e-4                      # [[t_start, t_end, dt, alpha, fine(, modified)], ...], refine_dt,
     tolerance = 1e-7                    # refine_alpha, refine_after, settle, watch, archive_every, theta);
+                                        # | central_differences (fem.problem.CentralDifferences: dt, modes:
+                                        # the N lowest modes, else the physical dofs, archive_every);
                                         # without [steps]: EventSteps(1e-3, 1e-4, tolerance 1e-7)
     [steps.release]                     # or, instead of one spec for every stage, a table per stage named by the
     kind = "uniform"                    # stage's name (its name key, else its kind's default: "self-weight",
@@ -69,9 +84,9 @@ its steps and the run's settings), every mistake refused on one line naming the 
 
 Overrides ``("KEY.PATH", "VALUE")`` change the parsed file before anything is built: the value read as TOML
 (``0.5``, ``true``, ``"lumped"``; other text as a string), the key dotted, a segment after a list picking an
-entry by its ``name`` (bodies also by ``group``, pairs by ``slave``, supports by ``group``, unnamed stages by
-``kind``) or its index: ``stages.shake.x.scale``, ``pairs.BRICK_1_BOTTOM.mu``, ``bodies.0.material``, ``steps.dt``,
-``steps.release.dt``.
+entry by its ``name`` (bodies also by ``group``, pairs by ``slave``, supports and springs by ``group``, unnamed
+stages by ``kind``) or its index: ``stages.shake.x.scale``, ``pairs.BRICK_1_BOTTOM.mu``, ``bodies.0.material``,
+``steps.dt``, ``steps.release.dt``.
 
 Every mistake is a one-line :class:`fem.ranges.BadInput`: ``stack.toml: line 12: pairs[1].mu: expected a number
 >= 0, got "high"`` (a key set by an override names it instead of its line); so are the library's refusals
@@ -88,17 +103,17 @@ import tomllib
 from pathlib import Path
 from typing import Sequence
 
-from cases.problem_file_build_common import (BODY, CLOSED_FORMS, DEFAULT_STEPS, LAW_FIELDS, MATERIAL, PAIR, RECORD,
-                                             STEPS, build)
+from cases.problem_file_build_common import (BIPLANE, BODY, CLOSED_FORMS, DEFAULT_STEPS, LAW_FIELDS, MATERIAL, PAIR,
+                                             RECORD, SPRING, STEPS, build)
 from cases.problem_file_result_common import STAGE_KINDS, TOP, ProblemFile, labels, translate
 from cases.problem_file_syntax_common import (LISTS, REQUIRED, Source, apply_override, field_named, key_lines, key_text,
                                               missing, num, parse_value, shown, tab, tables, text)
 from fem.ranges import BadInput
 
-__all__ = ["BODY", "CLOSED_FORMS", "DEFAULT_STEPS", "LAW_FIELDS", "LISTS", "MATERIAL", "PAIR", "RECORD", "REQUIRED",
-           "STAGE_KINDS", "STEPS", "TOP", "ProblemFile", "Source", "apply_override", "build", "field_named",
-           "key_lines", "key_text", "labels", "load", "missing", "num", "parse_value", "shown", "tab", "tables", "text",
-           "translate"]
+__all__ = ["BIPLANE", "BODY", "CLOSED_FORMS", "DEFAULT_STEPS", "LAW_FIELDS", "LISTS", "MATERIAL", "PAIR",
+           "RECORD", "REQUIRED", "SPRING", "STAGE_KINDS", "STEPS", "TOP", "ProblemFile", "Source", "apply_override",
+           "build", "field_named", "key_lines", "key_text", "labels", "load", "missing", "num", "parse_value",
+           "shown", "tab", "tables", "text", "translate"]
 
 
 def _syntax(name: str, err: tomllib.TOMLDecodeError) -> BadInput:

@@ -1,6 +1,7 @@
-"""The objects a problem file states, built from its parsed table (:func:`build`): materials, contact laws,
-rigid planes, base motions, stages, steps, supports, the :class:`fem.problem.Problem`; every mistake refused
-on one line naming the file, the key and its line (cases/problem_file.py).
+"""The objects a problem file states, built from its parsed table (:func:`build`): materials, contact laws
+(the buckling element's too), rigid planes and obstacles between node groups, clearances, springs, base
+motions, stages, steps (central differences too), supports, the :class:`fem.problem.Problem`; every mistake
+refused on one line naming the file, the key and its line (cases/problem_file.py).
 """
 from __future__ import annotations
 
@@ -13,15 +14,17 @@ from pathlib import Path
 from cases.problem_file_result_common import STAGE_KINDS, TOP, ProblemFile, labels, translate
 from cases.problem_file_syntax_common import (REQUIRED, Source, field_named, key_text, missing, num, shown, tab,
                                               tables, text)
+from contact.buckling import CRITERIA
 from contact.laws import LAWS
-from contact.zone import RigidPlane
+from contact.zone import BiPlane, RigidPlane
 from fem.constants import GRAVITY
 from fem.loads import base_motion as bm
 from fem.loads.applied import ImposedDisplacement
 from fem.loads.functions import PiecewiseLinear
 from fem.model.mass import MASS_KINDS
 from fem.model.material import ElasticMaterial
-from fem.problem import BaseMotion, Body, EventSteps, Pair, Preload, Problem, SelfWeight, Support, Uniform, Windows
+from fem.problem import (BaseMotion, Body, CentralDifferences, EventSteps, Pair, Preload, Problem, SelfWeight, Spring,
+                         Support, Uniform, Windows)
 from fem.problem.definition import load_mesh
 from fem.problem.physics import check_stages
 from fem.ranges import BadInput
@@ -29,17 +32,28 @@ from fem.stage.phase import NewtonSettings
 
 MATERIAL = ("young", "poisson", "density", "rayleigh_stiffness", "rayleigh_mass")
 BODY = ("group", "material", "name", "overturn_angle", "mass")
-PAIR = ("slave", "master", "plane", "law", "mu", "name")
-LAW_FIELDS = {name: tuple(f.name for f in dataclasses.fields(cls)) for name, cls in LAWS.items()}
+PAIR = ("slave", "master", "plane", "biplane", "law", "mu", "name", "clearance")
+LAW_FIELDS = {name: tuple(f.name for f in dataclasses.fields(cls) if f.init) for name, cls in LAWS.items()}
+#: the fields of a law that are > 0 (the others: >= 0), lists of numbers, and the field of each Code_Aster
+#: keyword the buckling law's refusals name
+POSITIVE = ("normal_stiffness", "coef_cont", "coef_frot", "stiffness", "critical_force", "post_force")
+NUMBER_LISTS = ("post_displacements", "post_stiffnesses", "post_dampings")
+KEYWORDS = {"RIGI_NOR": "stiffness", "FNOR_CRIT": "critical_force", "FNOR_POST_FL": "post_force",
+            "LARG_PLAT": "plateau", "ENFO_FL": "fall", "DEPL_POST_FL": "post_displacements",
+            "RIGI_POST_FL": "post_stiffnesses", "AMOR_NOR": "damping", "AMOR_FL": "fall_damping",
+            "AMOR_POST_FL": "post_dampings", "CRIT_AMOR": "criterion"}
+BIPLANE = ("other", "direction", "dist_1", "dist_2")  # contact.zone.BiPlane
+SPRING = ("group", "stiffness", "damping", "other", "name")  # fem.problem.Spring
 #: closed-form base motions (fem.loads.base_motion.base_motion's kinds other than "record")
 CLOSED_FORMS = {"harmonic": bm.Harmonic, "sine-pulse": bm.SinePulse, "cosine-pulse": bm.CosinePulse, "ramp": bm.Ramp}
 RECORD = ("record", "kind", "column", "units", "scale", "baseline", "peak_g")
-STEPS = {"events": EventSteps, "uniform": Uniform, "windows": Windows}
+STEPS = {"events": EventSteps, "uniform": Uniform, "windows": Windows, "central_differences": CentralDifferences}
 DEFAULT_STEPS = EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7)  # simulate()'s
 #: the bounds of a number of a steps table (num's keywords; any other number: finite)
 STEP_BOUNDS = {**{k: {"low": 0, "open_low": True} for k in ("dt", "dt_fine", "tolerance", "refine_dt", "refine_after")},
                **{k: {"low": -1, "high": 0, "open_low": True} for k in ("alpha", "refine_alpha")},
-               "theta": {"low": 0.5, "high": 1.0}, "archive_every": {"low": 1, "integer": True}}
+               "theta": {"low": 0.5, "high": 1.0}, "archive_every": {"low": 1, "integer": True},
+               "modes": {"low": 1, "integer": True}}
 #: the keys of each stage kind in time (besides kind and name), in the order a refusal lists them
 TIMED = {"self_weight": ("start", "ramp_end", "end", "hold", "friction", "newton"),
          "tilt": ("start", "end", "angle", "nodes", "pivot", "ramp", "hold", "friction", "newton"),
@@ -64,9 +78,10 @@ def _material(src: Source, value, path: tuple) -> ElasticMaterial:
 
 
 def _law(src: Source, t: dict, path: tuple):
+    """The pair's law: its name (``law``) and its own fields, each key of another law refused naming it."""
     law = text(src, t, path, "law", "lagrange", choices=tuple(LAWS))
     own = LAW_FIELDS[law]
-    known = PAIR + tuple(f for f in own if f not in PAIR)
+    known = tuple(k for k in PAIR if k != "mu" or k in own) + tuple(f for f in own if f not in PAIR)
     for key in t:
         if key not in known:
             laws = [n for n, f in LAW_FIELDS.items() if key in f]
@@ -74,28 +89,75 @@ def _law(src: Source, t: dict, path: tuple):
                 raise src.refuse(path + (key,), f"only for law {' or '.join(shown(n) for n in laws)} (this pair's "
                                                 f"law is {shown(law)})")
             raise src.refuse(path + (key,), f"unknown key (known: {', '.join(known)})")
-    kw = {f.name: num(src, t, path, f.name, REQUIRED if f.name == "mu" or f.default is dataclasses.MISSING else
-                      f.default, low=0, open_low=f.name in ("normal_stiffness", "coef_cont", "coef_frot"))
-          for f in dataclasses.fields(LAWS[law])}
+    kw = {}
+    for f in dataclasses.fields(LAWS[law]):
+        if not f.init or (f.name in NUMBER_LISTS and f.name not in t):
+            continue
+        if f.name in NUMBER_LISTS:
+            kw[f.name] = _numbers(src, t, path, f.name, empty=True)
+        elif f.name == "criterion":
+            kw[f.name] = text(src, t, path, f.name, f.default, choices=CRITERIA)
+        elif isinstance(f.default, bool):
+            kw[f.name] = _flag(src, t, path, f.name, f.default)
+        else:
+            kw[f.name] = num(src, t, path, f.name, REQUIRED if f.name == "mu" or f.default is dataclasses.MISSING
+                             else f.default, low=0, open_low=f.name in POSITIVE)
     try:
         return LAWS[law](**kw)
     except ValueError as err:
-        key = field_named(str(err), own)
+        named = re.search(rf"\b({'|'.join(KEYWORDS)})\b", str(err))
+        key = KEYWORDS[named.group(1)] if named else field_named(str(err), own)
         raise src.refuse(path + ((key,) if key else ("law",)), str(err)) from None
+
+
+def _xy(src: Source, t: dict, path: tuple, key: str, default=REQUIRED, low=None) -> tuple:
+    """``t[key]``: two finite numbers [x, y] (each >= ``low``); ``default`` when absent."""
+    need = "two finite numbers [x, y]" + ("" if low is None else f" >= {low}")
+    if key not in t:
+        return missing(src, t, path, key, need) if default is REQUIRED else default
+    v = t[key]
+    if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                        and math.isfinite(x) and (low is None or x >= low) for x in v)):
+        raise src.refuse(path + (key,), f"expected {need}, got {shown(v)}")
+    return float(v[0]), float(v[1])
 
 
 def _plane(src: Source, value, path: tuple) -> RigidPlane:
     t = tab(src, value, path, ("point", "normal"), " { point = [x, y], normal = [nx, ny] }")
-    xy = {}
-    for key in ("point", "normal"):
-        v = t[key] if key in t else missing(src, t, path, key, "[x, y]")
-        if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                            and math.isfinite(x) for x in v)):
-            raise src.refuse(path + (key,), f"expected two finite numbers [x, y], got {shown(v)}")
-        xy[key] = (float(v[0]), float(v[1]))
-    if xy["normal"] == (0.0, 0.0):
+    point, normal = _xy(src, t, path, "point"), _xy(src, t, path, "normal")
+    if normal == (0.0, 0.0):
         raise src.refuse(path + ("normal",), "the normal must not be [0, 0]: it points from the plane toward the slave")
-    return RigidPlane(xy["point"], xy["normal"])
+    return RigidPlane(point, normal)
+
+
+def _biplane(src: Source, value, path: tuple) -> BiPlane:
+    """An obstacle between node groups (Code_Aster BI_PLAN): the slave's node i against node i of ``other``."""
+    t = tab(src, value, path, BIPLANE, ' { other = "GROUP", direction = [dx, dy], dist_1 = 0.0, dist_2 = 0.0 }')
+    other = text(src, t, path, "other")
+    direction = _xy(src, t, path, "direction", (1.0, 0.0))
+    if direction == (0.0, 0.0):
+        raise src.refuse(path + ("direction",), "the direction must not be [0, 0]: the obstacle's normal (NORM_OBST)")
+    return BiPlane(other, direction, num(src, t, path, "dist_1", 0.0, low=0), num(src, t, path, "dist_2", 0.0, low=0))
+
+
+def _master(src: Source, t: dict, p: tuple):
+    """A pair's master: a line group (``master``), a rigid plane (``plane``) or node groups (``biplane``)."""
+    given = [k for k in ("master", "plane", "biplane") if k in t]
+    forms = 'master (a line group), plane = { point = [x, y], normal = [nx, ny] } or biplane = { other = "GROUP" }'
+    if len(given) != 1:
+        raise src.refuse(p + (given[0] if given else "master",), f"give one of {forms}, not both {given[0]} and "
+                         f"{given[1]}" if given else f"missing (expected {forms})", line_of=p if not given else None)
+    if "master" in t:
+        return text(src, t, p, "master")
+    return _plane(src, t["plane"], p + ("plane",)) if "plane" in t else _biplane(src, t["biplane"], p + ("biplane",))
+
+
+def _spring(src: Source, t: dict, p: tuple) -> Spring:
+    """Springs and dashpots from the nodes of ``group`` to the ground or to the nodes of ``other``."""
+    tab(src, t, p, SPRING)
+    return Spring(text(src, t, p, "group"), _xy(src, t, p, "stiffness", (0.0, 0.0), low=0),
+                  _xy(src, t, p, "damping", (0.0, 0.0), low=0), text(src, t, p, "other", None),
+                  text(src, t, p, "name", None))
 
 
 def _motion(src: Source, value, path: tuple, folder: Path):
@@ -207,10 +269,10 @@ def _keys(rest: str) -> tuple:
     return tuple(int(k[1:-1]) if k.startswith("[") else k for k in re.findall(r"\[\d+\]|[^.\[\]]+", rest))
 
 
-def _numbers(src: Source, t: dict, path: tuple, key: str) -> tuple:
+def _numbers(src: Source, t: dict, path: tuple, key: str, empty: bool = False) -> tuple:
     v = t[key] if key in t else missing(src, t, path, key, "a list of numbers")
-    if not (isinstance(v, list) and v and all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                              and math.isfinite(x) for x in v)):
+    if not (isinstance(v, list) and (v or empty) and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                                                         and math.isfinite(x) for x in v)):
         raise src.refuse(path + (key,), f"expected a list of finite numbers, got {shown(v)}")
     return tuple(float(x) for x in v)
 
@@ -356,7 +418,7 @@ def _unique(src: Source, data: dict, section: str) -> None:
     for j, label in enumerate(names):
         if label in names[:j]:
             i = names.index(label)
-            key = "name" if "name" in data[section][j] else ("group" if section == "bodies" else "slave")
+            key = "name" if "name" in data[section][j] else ("slave" if section == "pairs" else "group")
             raise src.refuse((section, j, key), f"{label!r} is also {key_text((section, i))}'s label: give one a "
                                                 f"(different) name")
 
@@ -371,13 +433,17 @@ def build(src: Source, data: dict) -> ProblemFile:
     mass = text(src, data, (), "mass", "consistent", choices=MASS_KINDS)
     gravity = num(src, data, (), "gravity", GRAVITY, low=0)
     thickness = num(src, data, (), "thickness", 1.0, low=0, open_low=True)
-    materials = data.get("materials")
-    if not isinstance(materials, dict) or not materials:
-        raise src.refuse(("materials",), "missing (expected at least one [materials.NAME] table)"
+    masses = data.get("point_masses", {})
+    masses = tab(src, masses, ("point_masses",), tuple(masses) if isinstance(masses, dict) else ())
+    point_masses = {g: num(src, masses, ("point_masses",), g, low=0) for g in masses}
+    materials = data.get("materials", None if data.get("bodies") or not point_masses else {})
+    if not isinstance(materials, dict) or (not materials and data.get("bodies")):
+        raise src.refuse(("materials",), f"missing (expected at least one [materials.NAME] table"
+                         f"{'' if data.get('bodies') else ', or point_masses = { GROUP = kg } without bodies'})"
                          if materials is None else f"expected tables [materials.NAME], got {shown(materials)}")
     made = {name: _material(src, m, ("materials", name)) for name, m in materials.items()}
     bodies = []
-    for i, t in enumerate(tables(src, data, "bodies", required=True)):
+    for i, t in enumerate(tables(src, data, "bodies", required=not point_masses)):
         p = ("bodies", i)
         tab(src, t, p, BODY)
         group, material = text(src, t, p, "group"), text(src, t, p, "material")
@@ -394,22 +460,16 @@ def build(src: Source, data: dict) -> ProblemFile:
         p = ("pairs", i)
         slave = text(src, t, p, "slave")
         law = _law(src, t, p)
-        if ("master" in t) == ("plane" in t):
-            raise src.refuse(p + ("master",), "give master (a line group) or plane = { point = [x, y], normal = [nx, "
-                             "ny] }, not both" if "master" in t else "missing (expected master, a line group, or "
-                             "plane = { point = [x, y], normal = [nx, ny] })", line_of=p if "master" not in t else None)
-        master = text(src, t, p, "master") if "master" in t else _plane(src, t["plane"], p + ("plane",))
+        master = _master(src, t, p)
         if schemes and law.scheme != schemes[0][1]:
             raise src.refuse(p + ("law",), f"{shown(t.get('law', 'lagrange'))} cannot be mixed with the law of "
                              f"{key_text(('pairs', schemes[0][0]))}: velocity-level (moreau_jean) and position-level "
                              f"laws need different time schemes")
         schemes.append((i, law.scheme))
-        pairs.append(Pair(slave, master, law, text(src, t, p, "name", None)))
-    _unique(src, data, "bodies")
-    _unique(src, data, "pairs")
-    masses = data.get("point_masses", {})
-    masses = tab(src, masses, ("point_masses",), tuple(masses) if isinstance(masses, dict) else ())
-    point_masses = {g: num(src, masses, ("point_masses",), g, low=0) for g in masses}
+        pairs.append(Pair(slave, master, law, text(src, t, p, "name", None), num(src, t, p, "clearance", 0.0)))
+    springs = [_spring(src, t, ("springs", i)) for i, t in enumerate(tables(src, data, "springs", False))]
+    for section in ("bodies", "pairs", "springs"):
+        _unique(src, data, section)
     stages = tuple(_stage(src, t, ("stages", i), folder) for i, t in enumerate(tables(src, data, "stages", True)))
     try:
         check_stages(stages)
@@ -424,7 +484,8 @@ def build(src: Source, data: dict) -> ProblemFile:
     out = Path(text(src, output, ("output",), "out", str(Path("results") / src.path.stem)))
     paraview = _flag(src, output, ("output",), "paraview", False)
     try:
-        problem = Problem(folder / mesh, bodies, supports, pairs, gravity, mass, thickness, point_masses)
+        problem = Problem(folder / mesh, bodies, supports, pairs, gravity, mass, thickness, point_masses,
+                          springs=springs)
     except (BadInput, ValueError) as err:
         raise translate(src, data, str(err)) from None
     return ProblemFile(src.path, problem, stages, steps, alpha, theta, alpha_fine, out, paraview, data, src)

@@ -14,7 +14,7 @@ from fem.ranges import BadInput
 
 #: the keys of a problem file's top level
 TOP = ("mesh", "mass", "gravity", "thickness", "materials", "bodies", "supports", "pairs", "stages", "steps",
-       "scheme", "output", "point_masses")
+       "scheme", "output", "point_masses", "springs")
 #: the stage of each ``kind`` of [[stages]] (its class's ``name``: the default label of an unnamed one)
 STAGE_KINDS = {"preload": Preload, "self_weight": SelfWeight, "base_motion": BaseMotion, "tilt": Tilt,
                "imposed_motion": ImposedMotion, "release": Release}
@@ -62,14 +62,30 @@ def labels(data: dict, section: str) -> list[str]:
     """The label of each entry of a list as the library names it (Body.label, Pair.label, ...)."""
     entries = data.get(section) if isinstance(data.get(section), list) else []
     label = {"bodies": lambda e: e.get("name") or e.get("group"), "supports": lambda e: e.get("group"),
-             "pairs": lambda e: e.get("name") or f"{e.get('slave')}/{e.get('master', 'plane')}",
+             "pairs": lambda e: e.get("name") or f"{e.get('slave')}/{e.get('master', _other(e))}",
+             "springs": lambda e: e.get("name") or (e.get("group") if e.get("other") is None
+                                                    else f"{e.get('group')}-{e.get('other')}"),
              "stages": lambda e: e.get("name") or STAGE_KINDS.get(e.get("kind"), BaseMotion).name}
     return [str(label[section](e if isinstance(e, dict) else {})) for e in entries]
 
 
+def _other(pair: dict) -> str:
+    """A pair's master as the library labels it without a master group: its biplane's other group, or plane."""
+    biplane = pair.get("biplane")
+    return biplane.get("other", "plane") if isinstance(biplane, dict) else "plane"
+
+
+def _in_file(data: dict, path: tuple) -> tuple:
+    """``path`` as the file states it: a pair's master given as ``biplane = { other = ... }``."""
+    if len(path) == 3 and path[0] == "pairs" and path[2] == "master" and "master" not in data["pairs"][path[1]] \
+            and isinstance(data["pairs"][path[1]].get("biplane"), dict):
+        return "pairs", path[1], "biplane", "other"
+    return path
+
+
 def _library_path(data: dict, head: str) -> tuple | None:
     """The file's path of a key as the library names it (``bodies.BRICK_1.group``, ``stages[1]``, ``mesh``)."""
-    for section in ("bodies", "pairs", "supports", "stages"):
+    for section in ("bodies", "pairs", "supports", "springs", "stages"):
         if head == section:
             return (section,)
         m = re.fullmatch(rf"{section}\[(\d+)\](?:\.(.+))?", head)
@@ -81,7 +97,7 @@ def _library_path(data: dict, head: str) -> tuple | None:
                 if rest == label:
                     return (section, i, "group") if section == "supports" else (section, i)
                 if rest.startswith(label + "."):
-                    return (section, i, *rest[len(label) + 1:].split("."))
+                    return _in_file(data, (section, i, *rest[len(label) + 1:].split(".")))
     if head.startswith("point_masses."):
         return ("point_masses", head.split(".", 1)[1])
     if head in ("alpha", "theta", "alpha_fine"):

@@ -17,7 +17,8 @@ from typing import Sequence
 from fem.ranges import BadInput, number
 
 #: the lists of the file whose entries an override picks by these keys (or an index)
-LISTS = {"bodies": ("name", "group"), "pairs": ("name", "slave"), "stages": ("name",), "supports": ("group",)}
+LISTS = {"bodies": ("name", "group"), "pairs": ("name", "slave"), "stages": ("name",), "supports": ("group",),
+         "springs": ("name", "group")}
 #: a reader's default meaning "no default: the key is required"
 REQUIRED = object()
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")

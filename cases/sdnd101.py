@@ -14,17 +14,18 @@ duration pi/omega_c = 0.031260 s, F_max = K v0/omega_c = 9950.4 N at mid-contact
 on the ground spring alone, so shock n starts at (n - 1)(pi/omega_c + pi/omega_0) (shock 2 at
 0.34542 s, its peak at 0.36105 s) with impact velocity -v0 (along the plane normal).
 
-Model: one node NO1 (point mass, DY blocked as Code_Aster blocks DY, DZ), ground spring
-(fem.stage.discrete.Springs), shock element contact.penalty.ShockSprings against the rigid plane x = 0 with
-outward normal (-1, 0) (RigidPlane), gap JEU 0 (Code_Aster's PLAN_Z obstacle with JEU 1 at origin -1).
+Model (:func:`problem_of`, a fem.problem.Problem run by fem.problem.run_stages): one node NO1 (point
+mass, DY blocked as Code_Aster blocks DY, DZ), the ground spring (a Spring), the shock element as a
+pair with a Penalty law against the rigid plane x = 0 with outward normal (-1, 0) (RigidPlane), gap
+JEU 0 (Code_Aster's PLAN_Z obstacle with JEU 1 at origin -1); one Release stage gives the mass v0.
 
 --method modal (default, the reference's scheme): DYNA_VIBRA on the modal basis, i.e. central
-differences on the generalised coordinate of the one mode of (k, m) (fem.time.explicit.modal_basis,
-modal_central_differences), the shock force computed on the physical displacement and projected.
+differences on the generalised coordinate of the one mode of (k, m) (fem.problem.CentralDifferences
+with modes=1: fem.time.explicit), the shock force computed on the physical displacement and projected.
 DY must be blocked: with k in x and y the two modes are degenerate (10 rad/s) and "the first mode"
 could be the y one. Explicit: stable for dt < 2/omega_c = 0.0199 s (checked).
 --method direct: implicit Newmark average acceleration (trapezoidal rule) on the physical dofs
-(fem.time.dynamics.integrate, Newton at RESI_GLOB_RELA 1e-6).
+(fem.problem.Uniform steps with alpha 0, Newton at RESI_GLOB_RELA 1e-6).
 
 Shock table (POST_DYNA_MODA_T, OPTION 'IMPACT', force threshold 0) -- definitions used here
 --------------------------------------------------------------------------------------------
@@ -64,7 +65,8 @@ tests of a shock that ends after --t-end are left out.
 
 Outputs in --out (an earlier run's files are removed first): summary.json (fem.run.lifecycle header: status,
 configuration, command, version, parameters; then the shock tables and checks), history.csv (t, u,
-v, penetration, force, energy per step, written as the run goes), sdnd101.png (displacement and
+v, penetration, force, energy per step beside the run's own columns: Newton iterations, the pair's
+contact columns, energy books; written as the run goes), sdnd101.png (displacement and
 shock force vs time), convergence.csv with --convergence N (the run repeated at dt/2, ..., dt/2^N:
 errors vs the closed form and observed orders). Exit codes: fem.run.lifecycle (2: bad input, one line naming
 the flag, e.g. a run of more steps than fem.run.lifecycle.MAX_STEPS counting the --convergence reruns; 1: a
@@ -86,20 +88,18 @@ from pathlib import Path
 import numpy as np
 
 from cases.one_dof_common import (NODE, all_passed, check, check_budget, departures, parser,  # noqa: E402
-                            point_model, print_checks, record_run, start_run, validate)
+                                  print_checks, run_stage, start_run, validate)
 
-from contact.penalty import ShockLaw, ShockSprings  # noqa: E402
+from contact.laws import Penalty  # noqa: E402
 from contact.shocks import detect_shocks  # noqa: E402
-from contact.zone import RigidPlane, node_zone  # noqa: E402
+from contact.zone import RigidPlane  # noqa: E402
 from fem.io import output_folder  # noqa: E402
-from fem.stage.discrete import SpringProperties, Springs  # noqa: E402
-from fem.time.dynamics import Phase, State, integrate  # noqa: E402
-from fem.time.explicit import modal_basis, modal_central_differences  # noqa: E402
-from fem.loads.applied import ImposedDisplacement  # noqa: E402
 from fem.io.results import HistoryWriter  # noqa: E402
+from fem.mesh.mesh import Mesh  # noqa: E402
+from fem.problem import (CentralDifferences, Pair, Problem, Release, Settings, Spring, Support, Uniform,  # noqa: E402
+                         assemble)
 from fem import ranges  # noqa: E402
 from fem.run.lifecycle import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
-from fem.stage.schemes import Newmark  # noqa: E402
 
 METHODS = ("modal", "direct")
 BENCHMARK = dict(mass=100.0, k=1.0e4, k_shock=1.0e6, v0=1.0)
@@ -196,34 +196,53 @@ class Run:
 HISTORY_COLUMNS = ("t", "u", "v", "penetration", "force", "energy")
 
 
+def problem_of(mass: float, k: float, k_shock: float) -> Problem:
+    """The benchmark as a problem: the point mass on NO1 (DY blocked), its ground spring k in x and y,
+    a shock of stiffness K against the rigid plane x = 0 whose normal (-1, 0) points toward the mass
+    (gap JEU 0), no gravity."""
+    mesh = Mesh(points=np.zeros((1, 2)), node_groups={NODE: np.array([0])})
+    return Problem(mesh, bodies=(), point_masses={NODE: mass}, gravity=0.0, supports=[Support(NODE, ("y",))],
+                   springs=[Spring(NODE, (k, k), name="ground")],
+                   pairs=[Pair(NODE, RigidPlane((0.0, 0.0), (-1.0, 0.0)), Penalty(k_shock), name="shock")])
+
+
+@dataclass
+class ShockColumns:
+    """The case's history columns (an observer of fem.problem.Settings): displacement u and velocity v
+    along x, the penetration p = -gap, the shock force R_N, the energy m v^2/2 + k u^2/2 + K max(p, 0)^2/2
+    of the mass, its spring and the shock; the shock's state as committed at that step."""
+
+    assembled: object
+    mass: float
+    k: float
+    k_shock: float
+
+    def columns(self) -> list[str]:
+        return list(HISTORY_COLUMNS[1:])
+
+    def observe(self, result) -> dict:
+        s = self.assembled.terms[0].state()
+        x, xd = float(result.state.u[0]), float(result.state.v[0])
+        p = -float(s.gap[0])
+        energy = 0.5 * self.mass * xd**2 + 0.5 * self.k * x**2 + 0.5 * self.k_shock * max(p, 0.0) ** 2
+        return dict(u=x, v=xd, penetration=p, force=float(s.rn[0]), energy=energy)
+
+
 def simulate(mass: float, k: float, k_shock: float, v0: float, dt: float, t_end: float,
              method: str = "modal", history: Path | None = None) -> Run:
-    """Integrate SDND101 from x = 0, x' = v0 to t_end; write ``history`` (CSV) as it goes if given.
-
-    The contact state is read inside the loop, after each step's commit (``shock.state()``)."""
+    """Integrate SDND101 from x = 0, x' = v0 to t_end (fem.problem.run_stages: a Release launching the
+    mass, modal central differences or Newmark steps); write ``history`` (CSV) as it goes if given.
+    A Newton failure or an interruption is raised (everything up to it on disk)."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {METHODS}")
-    mesh, model = point_model(mass)
-    ground = Springs(mesh, NODE, SpringProperties((k, k)))
-    plane = RigidPlane((0.0, 0.0), (-1.0, 0.0))  # the mass is on the x < 0 side, moving toward +x
-    shock = ShockSprings(model, node_zone(mesh, NODE, plane, clearance=0.0), ShockLaw(k_shock))
-    phase = Phase("sdnd101", 0.0, t_end, dt, Newmark(), constraints=(ImposedDisplacement(NODE, "y"),))
-    start = State(0.0, np.zeros(2), np.array([v0, 0.0]))
-    if method == "modal":
-        basis = modal_basis(model, phase, 1, [ground])
-        steps = modal_central_differences(model, phase, start, basis, [shock])
-    else:
-        steps = integrate(model, phase, start, [ground, shock])
-    def row_of(r):
-        s = shock.state()  # committed at this step (before any commit: open, zero force)
-        x, xd = float(r.state.u[0]), float(r.state.v[0])
-        p = -float(s.gap[0])
-        energy = 0.5 * mass * xd**2 + 0.5 * k * x**2 + 0.5 * k_shock * max(p, 0.0) ** 2
-        return (float(r.state.t), x, xd, p, float(s.rn[0]), energy)
-
-    rows, iterations, _, wall = record_run(steps, row_of, HISTORY_COLUMNS, history)
-    cols = [np.array(c) for c in zip(*rows)]
-    return Run(*cols, steps=len(rows) - 1, newton_iterations=iterations, wall_s=wall)
+    assembled = assemble(problem_of(mass, k, k_shock))
+    steps = CentralDifferences(dt, modes=1) if method == "modal" else Uniform(dt, archive_every=1, alpha=0.0)
+    launch = Release(t_end, velocity={NODE: (v0, 0.0)}, start=0.0)
+    columns = ShockColumns(assembled, mass, k, k_shock)
+    outcome = run_stage(assembled, launch, Settings(steps=steps, observers=(columns,)), history)
+    h = outcome.histories[launch.name]
+    return Run(*(np.asarray(h[c], dtype=float) for c in HISTORY_COLUMNS), steps=int(outcome.stats["steps"]),
+               newton_iterations=int(outcome.stats["newton_iterations"]), wall_s=float(outcome.stats["wall_s"]))
 
 
 # ------------------------------------------------------------------------------ shock tables

@@ -29,7 +29,8 @@ Time stepping: Newmark average acceleration, step --dt, with a finer step --dt-f
 fall jumps from F_crit to F_post: the trapezoidal rule averages the jump over one step, an energy
 error up to (F_crit - F_post) v dt / 2; with other parameters the default window moves with the
 closed-form buckling instant). Newton stops on an absolute residual (RESI_GLOB_MAXI), see
-``newton_settings``.
+``newton_settings``. The run is one fem.problem Release launching the masses (:func:`build`), in
+the windows of :func:`steps`.
 
 Configuration and references: the run is 'benchmark' when the mass, v0 and every law parameter are
 the modeling's (whatever dt, the window, t_end or CRIT_AMOR), and is then checked against the
@@ -40,9 +41,10 @@ harmonic unloading, with the modeling's tolerances); with damping (d) there is n
 check.
 
 Outputs in --out (default results/sdnd105<modeling>; an earlier run's files are removed first):
-history.csv (t, displacement and velocity of the masses, penetration, force, max and residual crush,
-energies, written as the run goes), summary.json (fem.run.lifecycle header: status, configuration, command,
-version, parameters; then t_buckle, max_compression, residual_crush, rebound_velocity, checks),
+history.csv (t, Newton iterations, displacement and velocity of the masses, the pair's columns of
+fem.problem, penetration, force, max and residual crush, branch, the energy books; written as the run
+goes), summary.json (fem.run.lifecycle header: status, configuration, command, version, parameters;
+then t_buckle, max_compression, residual_crush, rebound_velocity, checks),
 sdnd105.png (force vs penetration with the law's envelope; displacement vs time). A table of
 results against references is printed. Exit codes: fem.run.lifecycle (2: bad input, one line naming the flag;
 1: Newton failed, history on disk; 130/143: interrupted).
@@ -63,21 +65,19 @@ from pathlib import Path
 
 import numpy as np
 
-from cases.one_dof_common import check_budget, parser, start_run, validate  # noqa: E402
+from cases.one_dof_common import check_budget, parser, run_stage, start_run, validate  # noqa: E402
 from cases.sdnd105_modelings_common import (MODELINGS, T_RETURN, ClosedForm, Sdnd105Config,  # noqa: E402
                                             check, closed_form_checks, default_config, references)
 
 from contact.buckling import BucklingShocks  # noqa: E402
-from contact.zone import RigidPlane, node_pairs, node_zone  # noqa: E402
+from contact.zone import BiPlane, RigidPlane  # noqa: E402
 from fem.io import output_folder  # noqa: E402
-from fem.time.dynamics import NewtonSettings, Phase, State, run_phases  # noqa: E402
-from fem.loads.applied import ImposedDisplacement  # noqa: E402
+from fem.io.recorder import NodeProbe  # noqa: E402
 from fem.mesh.mesh import Mesh  # noqa: E402
-from fem.model.assembly import Model  # noqa: E402
-from fem.io.recorder import NodeProbe, RunRecorder  # noqa: E402
+from fem.problem import Assembled, Pair, Problem, Release, Settings, Support, Windows, assemble  # noqa: E402
 from fem import ranges  # noqa: E402
 from fem.run.lifecycle import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
-from fem.stage.schemes import Newmark  # noqa: E402
+from fem.time.dynamics import NewtonSettings  # noqa: E402
 
 
 # ------------------------------------------------------------------------------ model
@@ -92,7 +92,7 @@ def newton_settings(config: Sdnd105Config) -> NewtonSettings:
 
 
 def spans(config: Sdnd105Config) -> list[tuple[str, float, float, float]]:
-    """(name, t_start, t_end, dt) of the coarse / fine / coarse phases (the fine window clipped to
+    """(name, t_start, t_end, dt) of the coarse / fine / coarse windows (the fine window clipped to
     the run; none when T1 <= T0)."""
     t0, t1 = (max(0.0, config.fine_window[0]), min(config.t_end, config.fine_window[1]))
     cuts = [(0.0, t0, config.dt), (t0, t1, config.dt_fine), (t1, config.t_end, config.dt)] if t1 > t0 else \
@@ -101,36 +101,36 @@ def spans(config: Sdnd105Config) -> list[tuple[str, float, float, float]]:
     return [(n, a, b, dt) for n, (a, b, dt) in zip(names, cuts) if b > a]
 
 
-def phases(config: Sdnd105Config) -> list[Phase]:
-    """Coarse / fine / coarse phases (:func:`spans`)."""
-    groups = ("N02", "N03") if config.two_masses else ("N02",)
-    kw = dict(scheme=Newmark(), constraints=tuple(ImposedDisplacement(g, "y") for g in groups),
-              newton=newton_settings(config))
-    return [Phase(n, a, b, dt, **kw) for n, a, b, dt in spans(config)]
+def steps(config: Sdnd105Config) -> Windows:
+    """The windows of :func:`spans` (fem.problem.Windows): uniform steps in each, Newmark average
+    acceleration (HHT alpha 0), no refinement, no settling, every step archived."""
+    return Windows(rows=[(a, b, dt, 0.0, name == "fine") for name, a, b, dt in spans(config)], refine_dt=None,
+                   settle=False, archive_every=1)
 
 
-def build(config: Sdnd105Config):
-    """Mesh, model, buckling term and initial state of a configuration."""
+def build(config: Sdnd105Config) -> tuple[Problem, Release]:
+    """The problem of a configuration (fem.problem: point masses held in y, a buckling pair against a
+    rigid plane or, for two masses, between N02 and N03) and the stage that launches the masses."""
     if not (np.isfinite(config.mass) and config.mass > 0):
         raise ValueError(f"mass must be > 0 kg, got {config.mass}")
     if not np.isfinite(config.v0):
         raise ValueError(f"initial velocity must be finite, got {config.v0}")
     if not (np.isfinite(config.t_end) and config.t_end > 0):
         raise ValueError(f"t_end must be > 0 s, got {config.t_end}")
-    law = config.law()
     if config.two_masses:
         mesh = Mesh(points=np.array([[-5.0, 0.0], [5.0, 0.0]]),
                     node_groups={"N02": np.array([0]), "N03": np.array([1])})
-        model = Model(mesh, {}, point_masses={"N02": config.mass, "N03": config.mass})
-        zone = node_pairs(mesh, "N02", "N03", direction=(1.0, 0.0), dist_1=5.0, dist_2=5.0)
-        v = np.array([config.v0, 0.0, -config.v0, 0.0])
+        master = BiPlane("N03", direction=(1.0, 0.0), dist_1=5.0, dist_2=5.0)
+        velocity = {"N02": (config.v0, 0.0), "N03": (-config.v0, 0.0)}
     else:
         mesh = Mesh(points=np.zeros((1, 2)), node_groups={"N02": np.array([0])})
-        model = Model(mesh, {}, point_masses={"N02": config.mass})
-        zone = node_zone(mesh, "N02", RigidPlane((0.0, 0.0), (-1.0, 0.0)))
-        v = np.array([config.v0, 0.0])
-    term = BucklingShocks(model, zone, law)
-    return mesh, model, term, State(0.0, np.zeros(model.n_dofs), v)
+        master = RigidPlane((0.0, 0.0), (-1.0, 0.0))
+        velocity = {"N02": (config.v0, 0.0)}
+    problem = Problem(mesh, bodies=(), point_masses={g: config.mass for g in velocity},
+                      supports=[Support(g, ("y",)) for g in velocity], pairs=[Pair("N02", master, config.law())],
+                      gravity=0.0)
+    launch = Release(config.t_end, velocity=velocity, start=0.0, newton=newton_settings(config))
+    return problem, launch
 
 
 # ------------------------------------------------------------------------------ run
@@ -151,40 +151,42 @@ def _hermite_at(t, x, v, tq: float) -> float:
                  + (-2 * s**3 + 3 * s**2) * x[k + 1] + (s**3 - s**2) * h * v[k + 1])
 
 
-def simulate(config: Sdnd105Config, out: Path | None = None) -> Sdnd105Result:
-    """Run a configuration; with ``out``, write history.csv there as the run goes."""
-    mesh, model, term, start = build(config)
-    run = phases(config)
-    extra_columns = ("penetration", "force", "max_crush", "residual_crush", "branch")
-    probes = [NodeProbe("ux_N02", "N02", "u", "x"), NodeProbe("vx_N02", "N02", "v", "x")]
-    if config.two_masses:
-        probes += [NodeProbe("ux_N03", "N03", "u", "x"), NodeProbe("vx_N03", "N03", "v", "x")]
+#: the buckling element's history columns (BucklingColumns)
+BUCKLING_COLUMNS = ("penetration", "force", "max_crush", "residual_crush", "branch")
 
-    def extra(_result):
-        s = term.buckling_state()
+
+class BucklingColumns:
+    """The buckling element's state after each step as history columns (an observer of
+    fem.problem.Settings): penetration [m] (b: relative), force [N], committed maximum and residual
+    crush [m], branch of the law (contact.buckling)."""
+
+    def __init__(self, assembled: Assembled) -> None:
+        self.assembled = assembled
+
+    def columns(self) -> list[str]:
+        return list(BUCKLING_COLUMNS)
+
+    def observe(self, _result) -> dict:
+        s = self.assembled.terms[0].buckling_state()
         return {"penetration": float(s.penetration[0]), "force": float(s.force[0]),
                 "max_crush": float(s.max_crush[0]), "residual_crush": float(s.residual_crush[0]),
                 "branch": float(s.branch[0])}
 
-    rows: list[dict] = []
-    recorder = RunRecorder(model, out if out is not None else Path("."), probes, write_series=False,
-                           extra_columns=extra_columns, extra=extra) if out is not None else None
-    try:
-        for result in run_phases(model, run, start, [term]):
-            if recorder is not None:
-                row = recorder.record(result)
-            else:
-                s = result.state
-                row = {"t": s.t, "iterations": result.iterations, "ux_N02": s.u[0], "vx_N02": s.v[0],
-                       **extra(result), "ke": model.kinetic_energy(s.v), "term_work": s.energies.term_work}
-                if config.two_masses:
-                    row.update(ux_N03=s.u[2], vx_N03=s.v[2])
-            rows.append(row)
-    finally:
-        stats = recorder.run_statistics() if recorder is not None else {}
-        if recorder is not None:
-            recorder.close()
-    history = {k: np.array([r[k] for r in rows], dtype=float) for k in rows[0]}
+
+def simulate(config: Sdnd105Config, out: Path | None = None) -> Sdnd105Result:
+    """Run a configuration (fem.problem.run_stages: one Release launching the masses, the steps of
+    :func:`steps`); with ``out``, write history.csv there as the run goes (else into a temporary
+    folder). A Newton failure or an interruption is raised, everything up to it on disk."""
+    problem, launch = build(config)
+    assembled = assemble(problem)
+    probes = [NodeProbe("ux_N02", "N02", "u", "x"), NodeProbe("vx_N02", "N02", "v", "x")]
+    if config.two_masses:
+        probes += [NodeProbe("ux_N03", "N03", "u", "x"), NodeProbe("vx_N03", "N03", "v", "x")]
+    settings = Settings(steps=steps(config), probes=tuple(probes), observers=(BucklingColumns(assembled),))
+    outcome = run_stage(assembled, launch, settings, None if out is None else Path(out) / "history.csv")
+    history = {k: np.asarray(v, dtype=float) for k, v in outcome.histories[launch.name].items()}
+    stats = {k: outcome.stats[k] for k in ("wall_s", "steps", "newton_iterations", "subdivisions")}
+    term = assembled.terms[0]
     return Sdnd105Result(config, history, _summarise(config, history, term, stats), term)
 
 
@@ -380,7 +382,7 @@ def check_ranges(config: Sdnd105Config) -> None:
               "--mass, --kn" + (", --rigi-post" if config.rigi_post else ""))]
     r.check_step("--dt", config.dt, config.t_end, "--t-end", shock)
     t0, t1 = max(0.0, config.fine_window[0]), min(config.t_end, config.fine_window[1])
-    if t1 > t0:  # the fine phase (spans()): its own run
+    if t1 > t0:  # the fine window (spans())
         r.check("--fine-window (its part inside the run)", t1 - t0, r.DURATION)
         r.check_step("--dt-fine", config.dt_fine, t1 - t0, "--fine-window T1 - T0 inside the run", shock)
 

@@ -19,7 +19,8 @@ y = -h + v_r (t - t_detach) - g (t - t_detach)^2/2. --zero-force-detachment: the
 when K p + C p' reaches 0 (ShockLaw(tension_allowed=False)); in b that is 0.86570 s at 2.836 m/s,
 still 0.14 m inside the ground, inconsistent with the Code_Aster references (they assume the
 penetration criterion). The K_T_D_N = 1e4 N/m declared on Code_Aster's element does not act (the
-fall time is the free-fall one), so no spring is modelled.
+fall time is the free-fall one), so no spring is modelled. The problem (:func:`problem_of`): the
+mass on NO1, the shock as a pair with a Penalty law on the plane y = 0, clearance h.
 
 Integrator (DYNA_NON_LINE)
 --------------------------
@@ -32,7 +33,8 @@ of a at the reference steps, hence the rebound check's tolerance 1e-2 with HHT, 
 Newton: RESI_GLOB_RELA 1e-6 (Code_Aster uses RESI_REFE_RELA 1e-5 with EFFORT_REFE 1 N, the same
 1e-5 N here where the forces in play are ~10 N); steps cut by 4 on failure.
 
-Time stepping: by default the Code_Aster time list, as phases: 100 steps to the fall time,
+Time stepping (one Release stage of fem.problem, its steps fem.problem.Windows): by default the
+Code_Aster time list, as windows: 100 steps to the fall time,
 200 (a) / 500 (b) to the detachment time, 25 (a) / 20 (b) to 1.0 s, 20 to 1.1 s (then 0.005 s steps
 if --t-end is later), the instants being the closed-form ones of the given parameters (the
 benchmark's: Code_Aster's TempsChute and TempsDecol). The steps then land on the fall and
@@ -60,7 +62,8 @@ criterion. An HHT alpha in (-1, -1/3) runs with a warning line (first order, str
 
 Outputs in --out (an earlier run's files are removed first): summary.json (fem.run.lifecycle header: status,
 configuration, command, version, parameters; then the measurements and checks), history.csv (t, u,
-v, a, penetration, force, status, energy; written as the run goes), sdnd108.png (DZ with the closed
+v, a, penetration, force, status, energy beside the run's own columns: Newton iterations, the
+ground's contact columns, energy books; written as the run goes), sdnd108.png (DZ with the closed
 form, and the ground force, vs time). Exit codes: fem.run.lifecycle (2: bad input, one line naming the flag;
 1: Newton failed, history on disk; 130/143: interrupted).
 
@@ -84,16 +87,17 @@ from scipy.linalg import expm
 from scipy.optimize import brentq
 
 from cases.one_dof_common import (NODE, all_passed, check, check_budget, crossing, departures,  # noqa: E402
-                            parser, point_model, print_checks, record_run, start_run, validate)
+                                  parser, print_checks, run_stage, start_run, validate)
 
-from contact.penalty import ShockLaw, ShockSprings  # noqa: E402
-from contact.zone import RigidPlane, node_zone  # noqa: E402
+from contact.laws import Penalty  # noqa: E402
+from contact.zone import RigidPlane  # noqa: E402
 from fem.io import output_folder  # noqa: E402
-from fem.time.dynamics import Phase, State, run_phases  # noqa: E402
-from fem.loads.applied import Gravity, ImposedDisplacement  # noqa: E402
+from fem.mesh.mesh import Mesh  # noqa: E402
+from fem.problem import Pair, Problem, Release, Settings, Support, Windows, assemble  # noqa: E402
+from fem.stage.phase import NewtonSettings  # noqa: E402
+from fem.time.march import march  # noqa: E402
 from fem import ranges  # noqa: E402
 from fem.run.lifecycle import BadInput, add_run_flags, count_steps, execute, finite  # noqa: E402
-from fem.stage.schemes import HHT, Newmark  # noqa: E402
 
 MODELINGS = ("a", "b")
 SCHEMES = ("hht", "average")
@@ -269,33 +273,57 @@ class Run:
 HISTORY_COLUMNS = ("t", "u", "v", "a", "penetration", "force", "status", "energy")
 
 
-def make_scheme(name: str, alpha: float):
-    return HHT(alpha, modified_equilibrium=False) if name == "hht" else Newmark()
+def problem_of(mass: float, k: float, c: float, height: float, g: float, zero_force: bool = False) -> Problem:
+    """The benchmark as a problem: the point mass on NO1 (DX blocked) under gravity g along -y, its
+    shock element (RIGI_NOR k, AMOR_NOR c) ``height`` above the ground plane y = 0 (the pair's clearance,
+    JEU), letting go at zero penetration (the reference's criterion: the damper may pull) or, with
+    ``zero_force``, when its force vanishes."""
+    mesh = Mesh(points=np.zeros((1, 2)), node_groups={NODE: np.array([0])})
+    ground = Penalty(k, normal_damping=c, tension_allowed=not zero_force)
+    return Problem(mesh, bodies=(), point_masses={NODE: mass}, gravity=g, supports=[Support(NODE, ("x",))],
+                   pairs=[Pair(NODE, RigidPlane((0.0, 0.0), (0.0, 1.0)), ground, name="ground", clearance=height)])
+
+
+@dataclass
+class BounceColumns:
+    """The case's history columns (an observer of fem.problem.Settings): DZ = u_y, its velocity and
+    acceleration, the penetration p = -gap, the ground force, the element's status, the energy
+    m v^2/2 + m g y + k max(p, 0)^2/2; the shock's state as committed at that step."""
+
+    assembled: object
+    mass: float
+    k: float
+    g: float
+
+    def columns(self) -> list[str]:
+        return list(HISTORY_COLUMNS[1:])
+
+    def observe(self, result) -> dict:
+        s = self.assembled.terms[0].state()
+        y, vy = float(result.state.u[1]), float(result.state.v[1])
+        p = -float(s.gap[0])
+        energy = 0.5 * self.mass * vy**2 + self.mass * self.g * y + 0.5 * self.k * max(p, 0.0) ** 2
+        return dict(u=y, v=vy, a=float(result.state.a[1]), penetration=p, force=float(s.rn[0]),
+                    status=float(s.status[0]), energy=energy)
 
 
 def simulate(mass: float, k: float, c: float, height: float, v0: float, g: float,
              schedule: list[tuple[float, float, float]], scheme="hht", alpha: float = -0.1,
              zero_force: bool = False, history: Path | None = None) -> Run:
-    """Integrate the bounce over the phases ``schedule`` [(t_start, t_end, dt)]; write ``history``
-    as it goes if given. Contact state read after each step's commit."""
-    mesh, model = point_model(mass)
-    law = ShockLaw(k, c, tension_allowed=not zero_force)
-    shock = ShockSprings(model, node_zone(mesh, NODE, RigidPlane((0.0, 0.0), (0.0, 1.0)), clearance=height), law)
-    common = dict(scheme=make_scheme(scheme, alpha) if isinstance(scheme, str) else scheme,
-                  gravity=Gravity((0.0, -g)), constraints=(ImposedDisplacement(NODE, "x"),))
-    phases = [Phase(f"phase {i + 1}", a, b, dt, **common) for i, (a, b, dt) in enumerate(schedule)]
-    def row_of(r):
-        s = shock.state()
-        y, vy = float(r.state.u[1]), float(r.state.v[1])
-        p = -float(s.gap[0])
-        energy = 0.5 * mass * vy**2 + mass * g * y + 0.5 * k * max(p, 0.0) ** 2
-        return (float(r.state.t), y, vy, float(r.state.a[1]), p, float(s.rn[0]), float(s.status[0]), energy)
-
-    start = State(0.0, np.zeros(2), np.array([0.0, v0]))
-    rows, iterations, substeps, wall = record_run(run_phases(model, phases, start, [shock]), row_of,
-                                                  HISTORY_COLUMNS, history)
-    cols = [np.array(col) for col in zip(*rows)]
-    return Run(*cols, steps=len(rows) - 1, newton_iterations=iterations, substeps=substeps, wall_s=wall)
+    """Integrate the bounce over the windows ``schedule`` [(t_start, t_end, dt)] (fem.problem.run_stages:
+    a Release launching the mass at v0, HHT ``alpha`` with MODI_EQUI 'NON' or average acceleration);
+    write ``history`` as it goes if given. A Newton failure or an interruption is raised (everything up
+    to it on disk)."""
+    assembled = assemble(problem_of(mass, k, c, height, g, zero_force))
+    a = alpha if scheme == "hht" else 0.0
+    steps = Windows(rows=[(t0, t1, dt, a, False) for t0, t1, dt in schedule], settle=False, archive_every=1)
+    launch = Release(schedule[-1][1], velocity={NODE: (0.0, v0)}, start=0.0, newton=NewtonSettings())
+    columns = BounceColumns(assembled, mass, k, g)
+    outcome = run_stage(assembled, launch, Settings(steps=steps, observers=(columns,), march=march), history)
+    h, stats = outcome.histories[launch.name], outcome.stats
+    return Run(*(np.asarray(h[col], dtype=float) for col in HISTORY_COLUMNS), steps=int(stats["steps"]),
+               newton_iterations=int(stats["newton_iterations"]),
+               substeps=int(stats["steps"] + stats["subdivisions"]), wall_s=float(stats["wall_s"]))
 
 
 # ------------------------------------------------------------------------------ measurements

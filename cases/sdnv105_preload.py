@@ -223,9 +223,7 @@ def _main(argv) -> int:
     outcome = run_stages(assembled, [stage], out, settings)
     # a Newton failure or an interruption goes on to fem.run.lifecycle.execute: every step before it is in
     # history.csv and solution.pvd
-    for stop in (outcome.interrupted, outcome.error):
-        if stop is not None:
-            raise stop
+    outcome.reraise()
     stats = {k: outcome.stats[k] for k in ("wall_s", "steps", "newton_iterations", "subdivisions")}
     state = outcome.state
 

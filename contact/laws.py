@@ -140,4 +140,5 @@ class MoreauJean:
 Buckling = BucklingLaw
 
 #: the law of each name a problem file may use (cases/problem_file.py)
-LAWS = {"lagrange": Lagrange, "augmented": Augmented, "penalty": Penalty, "moreau_jean": MoreauJean}
+LAWS = {"lagrange": Lagrange, "augmented": Augmented, "penalty": Penalty, "moreau_jean": MoreauJean,
+        "buckling": Buckling}

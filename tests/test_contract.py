@@ -912,6 +912,19 @@ def check_sdnd122_custom(result: Result) -> None:
     assert all(c["passed"] is not False for c in s["checks"]) and "custom configuration" in result.out
 
 
+def check_sdnd122_fe_steps(result: Result) -> None:
+    """--fe-steps 200: the finite-element period in 200 steps (and 100 for its order), fe_history.csv
+    from 0 to the period; its return error within Newmark's period error at the contact frequency."""
+    s = completed(result)
+    assert_parameters(s, fe_steps=200)
+    fe = s["finite_element"]
+    assert fe["steps"] == 200 and fe["half_steps"]["steps"] == 100
+    h = read_history(result.folder / "fe_history.csv")
+    assert h["t"].size == 201 and h["t"][-1] == pytest.approx(s["period"], rel=1e-12)
+    bound = 2 * math.pi * (math.sqrt(60.0) * s["period"] / 200) ** 2 / 12
+    assert fe["return_error"] <= bound and fe["half_steps"]["return_error"] > fe["return_error"]
+
+
 # --- rigid_rocking -------------------------------------------------------------------------------------
 def check_rigid_short(result: Result) -> None:
     s = completed(result)
@@ -1016,9 +1029,9 @@ def check_preload_custom(result: Result) -> None:
 def check_progress(stepping: bool) -> Callable[[Result], None]:
     def check(result: Result) -> None:
         """Without --quiet: the progress line on stderr (EagerProgress prints it at every step), one
-        per converged step, naming the case and the time reached; nothing else. rigid_rocking and
-        sdnd122 integrate no time steps (flights of an ODE, shooting and continuation): there is no
-        progress to show, with or without --quiet (reported: README promises it for long runs)."""
+        per converged step, naming the case and the time reached; nothing else. rigid_rocking
+        integrates no time steps (flights of an ODE): there is no progress to show, with or without
+        --quiet (reported: README promises it for long runs); sdnd122's are its finite-element period's."""
         assert result.code in (0, 130), result.err
         lines = result.err_lines()
         if result.code == 130:  # the SDNV105 runs stopped after 3 steps: the last line says so
@@ -1045,7 +1058,7 @@ PROGRESS_RUNS = {  # the cheapest run of each script, without --quiet
 
 
 FLAG_RUNS: list[FlagRun] = [
-    *(FlagRun(name, "progress", argv, check_progress(name not in ("rigid_rocking", "sdnd122")),
+    *(FlagRun(name, "progress", argv, check_progress(name != "rigid_rocking"),
               interrupt=3 if name in SDNV105 else None) for name, argv in PROGRESS_RUNS.items()),
     *(FlagRun(name, "every-flag", tuple(SDNV105_RUN[name]), check_sdnv105_run) for name in SDNV105),
     *(FlagRun(name, "sigint", ("--no-paraview", "--mesh", SDNV105_INTERRUPTED_MESH[name], "--quiet"),
@@ -1073,6 +1086,7 @@ FLAG_RUNS: list[FlagRun] = [
     FlagRun("sdnd108", "zero-force", ("--modeling", "b", "--zero-force-detachment", "--quiet"),
             check_sdnd108_zero_force),
     FlagRun("sdnd122", "short", tuple(SHORT["sdnd122"][0]), check_sdnd122_short),
+    FlagRun("sdnd122", "fe-steps", ("--e-max", "8e-3", "--fe-steps", "200", "--quiet"), check_sdnd122_fe_steps),
     FlagRun("sdnd122", "custom", ("--mass", "2", "--k", "20", "--k-stop", "100", "--gap", "0.02", "--energy", "0.01",
                                   "--quiet"), check_sdnd122_custom),
     FlagRun("rigid_rocking", "short", tuple(SHORT["rigid_rocking"][0]), check_rigid_short),
@@ -1268,15 +1282,15 @@ def test_a_newton_failure_is_exit_1_with_the_history_up_to_it(tmp_path, capsys, 
     from helpers import load_case
 
     case = load_case("sdnd108")
-    real = case.run_phases
+    real = case.march
 
-    def failing(model, phases, start, terms):
-        for result in real(model, phases, start, terms):
+    def failing(model, phase, state, terms, controller, stop=None):
+        for result in real(model, phase, state, terms, controller, stop=stop):
             if result.state.t > 0.2:
-                raise ConvergenceError("phase 1", result.state.t, 0.0054, 1.0, 0, "y", (0.0, 0.0), 30)
+                raise ConvergenceError("release", result.state.t, 0.0054, 1.0, 0, "y", (0.0, 0.0), 30)
             yield result
 
-    monkeypatch.setattr(case, "run_phases", failing)
+    monkeypatch.setattr(case, "march", failing)
     assert case.main(["--out", str(tmp_path), "--quiet"]) == 1
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1

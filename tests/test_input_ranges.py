@@ -339,6 +339,8 @@ REFUSED = [
     ("sdnd122", ["--k", "1e308"], "--k 1e308 N/m is outside"),
     ("sdnd122", ["--k-stop", "5e-324"], "--k-stop 5e-324 N/m is outside"),
     ("sdnd122", ["--gap", "5e-324"], "--gap 5e-324 m is outside"),
+    ("sdnd122", ["--fe-steps", "10"], "--fe-steps must lie in 20..1000000 steps a period, got 10"),
+    ("sdnd122", ["--fe-steps", "2000000"], "--fe-steps must lie in 20..1000000"),
     ("overturning_spectrum", ["--amplitude-ratios", "1e6"], "--amplitude-ratios 1e6: the pulse's peak"),
     ("overturning_spectrum", ["--frequency-ratios", "1e6"], "--frequency-ratios 1e6: the pulse's frequency"),
     ("overturning_spectrum", ["--time-limit", "1e308"],

@@ -30,12 +30,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from contact.laws import Augmented, Lagrange, Penalty
-from contact.zone import RigidPlane
+from contact.laws import Augmented, Buckling, Lagrange, Penalty
+from contact.zone import BiPlane, RigidPlane
 from fem.constants import GRAVITY
 from fem.loads import base_motion as bm
 from fem.model.material import ElasticMaterial
-from fem.problem import EventSteps, Outcome, SelfWeight, Support, Uniform, simulate
+from fem.problem import (CentralDifferences, EventSteps, Outcome, Pair, Release, SelfWeight, Spring, Support, Uniform,
+                         simulate)
 from fem.problem.definition import load_mesh
 from fem.ranges import BadInput
 from fem.studies import sweep
@@ -299,7 +300,7 @@ def test_overrides_apply_in_order_and_a_missing_entry_or_key_is_refused_naming_t
         ([("pairs.BRICK_9.mu", "0.5")], f"{name}: --set pairs.BRICK_9.mu=0.5: pairs has no entry 'BRICK_9' (by name or "
                                         f"slave: BRICK_1_BOTTOM; or an index from 0 to 0)"),
         ([("pairs.0.muu", "0.5")], f"{name}: pairs[0].muu (--set pairs.0.muu=0.5): unknown key (known: slave, master, "
-                                   f"plane, law, mu, name)"),
+                                   f"plane, biplane, law, mu, name, clearance)"),
         ([("pairs.BRICK_1_BOTTOM.mu", "high")], f'{name}: pairs[0].mu (--set pairs.BRICK_1_BOTTOM.mu=high): expected '
                                                 f'a number >= 0, got "high"'),
         ([("stages.7.duration", "1")], f"{name}: --set stages.7.duration=1: stages has no entry '7' (by name: shake; "
@@ -320,7 +321,7 @@ SELF_WEIGHT = ('[[stages]]\nkind = "self_weight"\nstart = -1.0\nramp_end = -0.8\
                'hold = [{ group = "PLINTH_BOTTOM", components = ["x"] }]\n\n')
 MISTAKES = [  # id, edits of GOOD, the key, a marker of its line (None: no line), words
     ("unknown key", [("mu = 0.7", "muu = 0.7")], "pairs[0].muu", "muu",
-     "unknown key (known: slave, master, plane, law, mu, name)"),
+     "unknown key (known: slave, master, plane, biplane, law, mu, name, clearance)"),
     ("wrong type", [("mu = 0.7", 'mu = "high"')], "pairs[0].mu", "high", 'expected a number >= 0, got "high"'),
     ("no such material", [('material = "stone"\nname', 'material = "granit"\nname')], "bodies[1].material", '"granit"',
      "no material 'granit' (defined: stone, granite)"),
@@ -332,7 +333,7 @@ MISTAKES = [  # id, edits of GOOD, the key, a marker of its line (None: no line)
     ("out of range", [("poisson = 0.2", "poisson = 0.7")], "materials.stone.poisson", "poisson = 0.7",
      "expected a number in (-1, 0.5), got 0.7"),
     ("not a choice", [('law = "lagrange"', 'law = "glue"')], "pairs[0].law", "glue",
-     'expected one of "lagrange", "augmented", "penalty", "moreau_jean", got "glue"'),
+     'expected one of "lagrange", "augmented", "penalty", "moreau_jean", "buckling", got "glue"'),
     ("not an integer", [("steps = 4", "steps = 2.5")], "stages[0].steps", "steps = 2.5",
      "expected an integer in [1, 1000], got 2.5"),
     ("another law's key", [("mu = 0.7", "mu = 0.7\nnormal_stiffness = 1e9")], "pairs[0].normal_stiffness",
@@ -568,3 +569,235 @@ def test_a_sweep_point_is_given_as_set_key_value_after_the_command_and_its_file(
     for bad in ("pairs..mu=1", "pairs.mu.=1", ".mu=1"):
         with pytest.raises(BadInput, match="NAME="):
             sweep.parse_axis(bad)
+
+
+# ----------------------------------------------------------------------------------- one-dof problems
+#: two nodes, NO1 (the mass, at the origin) and NO2 (held, 1 m behind it), and a line SPRING between them: a gmsh
+#: file needs a line or surface group, nothing is stated on it
+ONE_DOF_MESH = """\
+$MeshFormat
+2.2 0 8
+$EndMeshFormat
+$PhysicalNames
+3
+0 1 "NO1"
+0 2 "NO2"
+1 3 "SPRING"
+$EndPhysicalNames
+$Nodes
+2
+1 0 0 0
+2 -1 0 0
+$EndNodes
+$Elements
+3
+1 15 2 1 1 1
+2 15 2 2 2 2
+3 1 2 3 1 1 2
+$EndElements
+"""
+#: SDND101: a 100 kg mass on a spring of 1e4 N/m launched at 1 m/s against a shock of 1e6 N/m on a rigid plane
+#: through its start, on the modal basis of the mass on its spring (Code_Aster DYNA_VIBRA, dt 5e-4 s to 0.1 s)
+SDND101 = """\
+mesh = "one_dof.msh"
+gravity = 0.0
+point_masses = { NO1 = 100.0 }
+supports = [{ group = "NO1", components = ["y"] }, { group = "NO2" }]
+
+[[springs]]
+group = "NO1"
+other = "NO2"
+stiffness = [1e4, 1e4]
+
+[[pairs]]
+slave = "NO1"
+plane = { point = [0.0, 0.0], normal = [-1.0, 0.0] }
+law = "penalty"
+mu = 0.0
+normal_stiffness = 1e6
+
+[[stages]]
+kind = "release"
+start = 0.0
+end = 0.1
+velocity = { NO1 = [1.0, 0.0] }
+
+[steps]
+kind = "central_differences"
+dt = 5e-4
+modes = 1
+"""
+TWO_MASSES = ROOT / "examples" / "two_masses_buckling.toml"
+#: SDND105 d's law (LARG_PLAT, ENFO_FL, the post-buckling tables, the dampings) on the example's pair
+FULL_BUCKLING = ("post_force = 0.5", "post_force = 0.5\nplateau = 1.0\nfall = 1.0\n"
+                 "post_displacements = [2.0, 3.0, 4.0, 5.0]\npost_stiffnesses = [0.2, 0.15, 0.125, 0.1]\n"
+                 "damping = 10.0\nfall_damping = 5.0\npost_dampings = [5.0, 5.0, 5.0, 5.0]\ncriterion = \"EXCLUS\"")
+
+
+def write_one_dof(folder: Path, text: str) -> Path:
+    """``text`` (SDND101's or the two masses' file) beside its mesh."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "one_dof.msh").write_text(ONE_DOF_MESH)
+    shutil.copy(TWO_MASSES.with_suffix(".msh"), folder / TWO_MASSES.with_suffix(".msh").name)
+    path = folder / "one_dof.toml"
+    path.write_text(text)
+    return path
+
+
+def test_a_file_states_point_masses_springs_obstacles_the_buckling_law_and_central_differences(tmp_path):
+    pf = load(TWO_MASSES)
+    p = pf.problem
+    assert (p.bodies, dict(p.point_masses), p.gravity, p.springs) == ((), {"N02": 1.0, "N03": 1.0}, 0.0, ())
+    assert p.supports == (Support("N02", ("y",)), Support("N03", ("y",)))
+    assert p.pairs == (Pair("N02", BiPlane("N03", (1.0, 0.0), dist_1=5.0, dist_2=5.0), Buckling(0.5, 1.0, 0.5)),)
+    assert pf.stages == (Release(12.0, velocity={"N02": (2.0, 0.0), "N03": (-2.0, 0.0)}, start=0.0),)
+    assert pf.steps == Uniform(2e-3, archive_every=5)
+    full = load(write_one_dof(tmp_path, edited(TWO_MASSES.read_text(), FULL_BUCKLING)),
+                [("pairs.N02.clearance", "-0.25"), ("pairs.0.biplane.direction", "[2, 0]")])
+    assert full.problem.pairs == (Pair("N02", BiPlane("N03", (2.0, 0.0), 5.0, 5.0), Buckling(
+        0.5, 1.0, 0.5, plateau=1.0, fall=1.0, post_displacements=(2.0, 3.0, 4.0, 5.0),
+        post_stiffnesses=(0.2, 0.15, 0.125, 0.1), damping=10.0, fall_damping=5.0, post_dampings=(5.0,) * 4,
+        criterion="EXCLUS"), clearance=-0.25),)
+    pf = load(write_one_dof(tmp_path, SDND101))
+    p = pf.problem
+    assert (p.bodies, dict(p.point_masses)) == ((), {"NO1": 100.0})
+    assert p.springs == (Spring("NO1", (1e4, 1e4), other="NO2"),)
+    assert p.pairs == (Pair("NO1", RigidPlane((0.0, 0.0), (-1.0, 0.0)), Penalty(1e6, mu=0.0)),)
+    assert pf.steps == CentralDifferences(5e-4, modes=1)
+    # each by --set: a spring by its group, a penalty's tension, the physical dofs, a stage's own steps
+    pf = load(pf.path, [("springs.NO1.damping", "[2, 3]"), ("pairs.0.tension_allowed", "true"), ("pairs.0.clearance", "1e-3"),
+                        ("steps", '{ release = { kind = "central_differences", dt = 1e-4, archive_every = 2 } }')])
+    assert pf.problem.springs == (Spring("NO1", (1e4, 1e4), (2.0, 3.0), "NO2"),)
+    assert pf.problem.pairs[0].law == Penalty(1e6, tension_allowed=True) and pf.problem.pairs[0].clearance == 1e-3
+    assert pf.steps == {"release": CentralDifferences(1e-4, archive_every=2)}
+
+
+ONE_DOF_MISTAKES = [  # id, the file (two masses or SDND101), its edits, the key, a marker of its line, words
+    ("biplane unknown key", "two", [("dist_2 = 5.0", "dist2 = 5.0")], "pairs[0].biplane.dist2", "biplane =",
+     "unknown key (known: other, direction, dist_1, dist_2)"),
+    ("biplane and plane", "two", [("biplane =", 'plane = { point = [0, 0], normal = [1, 0] }\nbiplane =')],
+     "pairs[0].plane", "plane = {", 'give one of master (a line group), plane = { point = [x, y], normal = [nx, ny] } '
+     'or biplane = { other = "GROUP" }, not both plane and biplane'),
+    ("biplane other missing", "two", [('other = "N03", ', "")], "pairs[0].biplane.other", "biplane =",
+     "missing (expected a string)"),
+    ("biplane direction zero", "two", [("direction = [1.0, 0.0]", "direction = [0, 0]")], "pairs[0].biplane.direction",
+     "biplane =", "the direction must not be [0, 0]: the obstacle's normal (NORM_OBST)"),
+    ("biplane negative thickness", "two", [("dist_1 = 5.0", "dist_1 = -5.0")], "pairs[0].biplane.dist_1", "biplane =",
+     "expected a number >= 0, got -5"),
+    ("clearance a string", "two", [('law = "buckling"', 'clearance = "1 mm"\nlaw = "buckling"')], "pairs[0].clearance",
+     "clearance", 'expected a number, got "1 mm"'),
+    ("clearance infinite", "sdnd", [("mu = 0.0", "mu = 0.0\nclearance = inf")], "pairs[0].clearance", "clearance",
+     "expected a finite number, got inf"),
+    ("buckling negative critical force", "two", [("critical_force = 1.0", "critical_force = -1.0")],
+     "pairs[0].critical_force", "critical_force", "expected a number > 0, got -1"),
+    ("buckling critical force missing", "two", [("critical_force = 1.0 ", "# critical_force = 1.0")],
+     "pairs[0].critical_force", "[[pairs]]", "missing (expected a number > 0)"),
+    ("buckling post force above the critical (Buckling)", "two", [("post_force = 0.5", "post_force = 2.0")],
+     "pairs[0].post_force", "post_force", "FNOR_POST_FL (post-buckling force, 2 N) must not exceed FNOR_CRIT "
+     "(critical force, 1 N)"),
+    ("buckling tables of two lengths (Buckling)", "two", [FULL_BUCKLING, ("[0.2, 0.15, 0.125, 0.1]", "[0.2]")],
+     "pairs[0].post_displacements", "post_displacements", "DEPL_POST_FL (4 values) and RIGI_POST_FL (1 values) must "
+     "have the same length"),
+    ("buckling table not numbers", "two", [FULL_BUCKLING, ("[2.0, 3.0, 4.0, 5.0]", '[2.0, "3"]')],
+     "pairs[0].post_displacements", "post_displacements", 'expected a list of finite numbers, got [2, "3"]'),
+    ("buckling criterion", "two", [FULL_BUCKLING, ('"EXCLUS"', '"exclus"')], "pairs[0].criterion", "criterion",
+     'expected one of "INCLUS", "EXCLUS", got "exclus"'),
+    ("buckling has no mu", "two", [('law = "buckling"', 'law = "buckling"\nmu = 0.3')], "pairs[0].mu", "mu = 0.3",
+     'only for law "lagrange" or "augmented" or "penalty" or "moreau_jean" (this pair\'s law is "buckling")'),
+    ("buckling unknown key", "two", [("post_force = 0.5", "post_force = 0.5\nfnor_crit = 1.0")], "pairs[0].fnor_crit",
+     "fnor_crit", "unknown key (known: slave, master, plane, biplane, law, name, clearance, stiffness, critical_force, "
+     "post_force, plateau, fall, post_displacements, post_stiffnesses, damping, fall_damping, post_dampings, "
+     "criterion)"),
+    ("penalty tension not a flag", "sdnd", [("normal_stiffness = 1e6", "normal_stiffness = 1e6\ntension_allowed = 1")],
+     "pairs[0].tension_allowed", "tension_allowed", "expected true or false, got 1"),
+    ("central differences modes 0", "sdnd", [("modes = 1", "modes = 0")], "steps.modes", "modes",
+     "expected an integer >= 1, got 0"),
+    ("central differences modes not an integer", "sdnd", [("modes = 1", "modes = 1.5")], "steps.modes", "modes",
+     "expected an integer >= 1, got 1.5"),
+    ("central differences unknown key", "sdnd", [("modes = 1", "modes = 1\ntheta = 0.6")], "steps.theta", "theta",
+     "unknown key (known: kind, dt, modes, archive_every)"),
+    ("central differences dt missing", "sdnd", [("dt = 5e-4\n", "")], "steps.dt", "[steps]",
+     "missing (expected a number > 0)"),
+    ("a stage's central differences", "sdnd", [("[steps]", "[steps.release]"), ("dt = 5e-4", "dt = -5e-4")],
+     "steps.release.dt", "dt =", "expected a number > 0, got -5e-4"),
+    ("spring unknown key", "sdnd", [("stiffness = [1e4, 1e4]", "stifness = [1e4, 1e4]")], "springs[0].stifness",
+     "stifness", "unknown key (known: group, stiffness, damping, other, name)"),
+    ("spring stiffness negative", "sdnd", [("stiffness = [1e4, 1e4]", "stiffness = [1e4, -1e4]")],
+     "springs[0].stiffness", "stiffness", "expected two finite numbers [x, y] >= 0, got [1e4, -1e4]"),
+    ("spring group missing", "sdnd", [('group = "NO1"\nother', "other")], "springs[0].group", "[[springs]]",
+     "missing (expected a string)"),
+    ("point mass negative", "sdnd", [("NO1 = 100.0", "NO1 = -100.0")], "point_masses.NO1", "point_masses",
+     "expected a number >= 0, got -100"),
+    ("neither bodies nor point masses", "sdnd", [("point_masses = { NO1 = 100.0 }\n", "")], "materials", None,
+     "missing (expected at least one [materials.NAME] table, or point_masses = { GROUP = kg } without bodies)"),
+]
+
+
+@pytest.mark.parametrize("base, edits, key, marker, words", [m[1:] for m in ONE_DOF_MISTAKES],
+                         ids=[m[0] for m in ONE_DOF_MISTAKES])
+def test_each_mistake_of_a_one_dof_file_is_one_line_naming_the_key_and_its_line(tmp_path, base, edits, key, marker,
+                                                                                 words):
+    text = edited(TWO_MASSES.read_text() if base == "two" else SDND101, *edits)
+    path = write_one_dof(tmp_path, text)
+    where = f"line {line_of(text, marker)}: " if marker else ""
+    assert refusal(path) == f"{path}: {where}{key}: {words}"
+
+
+def test_the_librarys_refusals_of_one_dof_pieces_come_out_in_the_files_terms(tmp_path):
+    """A biplane, a spring naming a group the mesh lacks (fem.problem.assemble), more modes than the model has
+    (the modal basis): each one line naming the key and its line; ``rockfem run``: exit 2, no folder."""
+    text = edited(TWO_MASSES.read_text(), ('other = "N03"', 'other = "N09"'))
+    pf = load(write_one_dof(tmp_path, text))
+    with pytest.raises(BadInput) as caught:
+        pf.assemble()
+    assert str(caught.value) == (f"{pf.path}: line {line_of(text, 'biplane =')}: pairs[0].biplane.other: the mesh has "
+                                 f"no line or node group 'N09'; it has: AXIS, N02, N03")
+    done = rockfem("run", "one_dof.toml", cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == "" and not (tmp_path / "results").exists()
+    assert done.stderr == f"error: one_dof.toml: line {line_of(text, 'biplane =')}: pairs[0].biplane.other: the " \
+                          f"mesh has no line or node group 'N09'; it has: AXIS, N02, N03\n"
+    text = edited(SDND101, ('other = "NO2"', 'other = "NO3"'))
+    with pytest.raises(BadInput) as caught:
+        load(write_one_dof(tmp_path, text)).assemble()
+    assert str(caught.value).startswith(f"{tmp_path / 'one_dof.toml'}: line {line_of(text, 'NO3')}: springs[0].other: "
+                                        f"the mesh has no line or node group 'NO3'")
+    pf = load(write_one_dof(tmp_path, SDND101), [("steps.modes", "2")])
+    with pytest.raises(BadInput) as caught, pf.refusals():
+        simulate(pf.problem, pf.stages, steps=pf.steps)
+    assert str(caught.value) == f"{pf.path}: steps.modes (--set steps.modes=2): n_modes must lie in 1..1, got 2"
+
+
+def test_rockfem_run_of_sdnd101_gives_its_shock(tmp_path):
+    """The mass on its spring against the shock, on the modal basis: the first contact lasts pi / omega_c (omega_c
+    = sqrt((k + K) / m) = 100.499 rad/s, 0.031260 s) within 2 dt and peaks at K v0 / omega_c = 9950.4 N within
+    1e-3 (sampled: (omega_c dt)^2 / 8 = 3e-4 at most)."""
+    write_one_dof(tmp_path, SDND101)
+    done = rockfem("run", "one_dof.toml", "--out", "out", "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["status"] == "complete" and summary["t_reached"] == pytest.approx(0.1)
+    h = np.genfromtxt(tmp_path / "out" / "history.csv", delimiter=",", names=True)
+    t, rn = h["t"], h["rnNO1plane"]
+    first = np.flatnonzero(rn > 0)
+    first = first[:np.argmax(np.diff(first) > 1) + 1] if np.any(np.diff(first) > 1) else first  # the first contact
+    m, k, K, v0, dt = 100.0, 1e4, 1e6, 1.0, 5e-4
+    omega_c = math.sqrt((k + K) / m)
+    assert t[first[-1]] - t[first[0]] == pytest.approx(math.pi / omega_c, abs=2 * dt)
+    assert rn[first].max() == pytest.approx(K * v0 / omega_c, rel=1e-3)
+
+
+def test_rockfem_runs_the_two_masses_example_to_the_buckling_elements_unloading_triangle(tmp_path):
+    """examples/two_masses_buckling.toml (SDND105 b): exit 0, the books within 1 % (as every example); the element
+    buckles at pi/6 s (its force reaches F_c = 1 N), the masses part with the unloading triangle's 0.5 J (m v^2 / 2
+    each at v = 1/sqrt(2) m/s) after 3.5 J spent, leaving a crush of 6 m where the element lets go."""
+    out = tmp_path / "out"
+    done = rockfem("run", TWO_MASSES, "--out", out, "--quiet", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "complete" and summary["energy"]["relative_error"] <= 0.01
+    assert len(TWO_MASSES.read_text().splitlines()) <= 40
+    h = np.genfromtxt(out / "history.csv", delimiter=",", names=True)
+    assert h["t"][np.argmax(h["rnN02N03"])] == pytest.approx(math.pi / 6, abs=5 * 2e-3)  # archived every 5th step
+    assert h["rnN02N03"].max() == pytest.approx(1.0, rel=5e-3)
+    assert (h["ke"][0], h["ke"][-1], h["term_work"][-1]) == pytest.approx((4.0, 0.5, 3.5), rel=1e-3)
+    assert -h["max_gapN02N03"].min() == pytest.approx(6.0, rel=1e-3)

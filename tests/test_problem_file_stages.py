@@ -221,7 +221,7 @@ MISTAKES = [  # id, edits of BLOCK, the key, a marker of its line, words
     ("uniform alpha", [("alpha = -0.6", "alpha = 0.5")], "steps.tilt.alpha", "alpha = 0.5",
      "expected a number in (-1, 0], got 0.5"),
     ("steps kind", [('kind = "windows"', 'kind = "window"')], "steps.release.kind", '"window"',
-     'expected one of "events", "uniform", "windows", got "window"'),
+     'expected one of "events", "uniform", "windows", "central_differences", got "window"'),
     ("alpha_fine", [("alpha_fine = -0.2", "alpha_fine = -0.5")], "scheme.alpha_fine", "alpha_fine",
      "expected a number in [-0.3333333333, 0], got -0.5"),
 ]

@@ -47,7 +47,11 @@ def _stage_line(stage) -> str:
     elif kind == "ImposedMotion":
         what = f"{len(stage.motions)} imposed displacement(s)"
     else:
-        what = "let go at rest"
+        launched = dict(getattr(stage, "velocity", {}) or {})
+        what = ("let go, " + ", ".join(f"{g} at ({v[0]:g}, {v[1]:g}) m/s" for g, v in launched.items())
+                + " (the rest at rest)") if launched else "let go at rest"
+        if getattr(stage, "acceleration", "equilibrium") == "zero":
+            what += " with zero acceleration"
     start = "" if getattr(stage, "start", None) is None else f" from {stage.start:g} s"
     return f"{stage.name}: {what}{start} to {stage.end:g} s{own}"
 

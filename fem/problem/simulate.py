@@ -91,6 +91,13 @@ class Outcome:
     error: BaseException | None = None  # the Newton failure or singular system that failed the run
     histories: dict = field(default_factory=dict)  # stage name -> its columns (name -> (n,) array)
 
+    def reraise(self) -> None:
+        """Raise the interruption (a signal) or the failure (a Newton failure, a singular system, energy
+        created) that ended the run, if one did: a case reports it through its own lifecycle."""
+        for stop in (self.interrupted, self.error):
+            if stop is not None:
+                raise stop
+
     def summary(self) -> dict:
         """The JSON-able part (summary.json)."""
         return {"t_reached": self.t_reached, "bodies": self.bodies, "pairs": self.pairs, "impacts": self.impacts,

@@ -130,8 +130,8 @@ class CentralDifferences:
     modes : None: on the physical dofs. N: on the N lowest modes of the model with its supports and
         springs (Code_Aster DYNA_VIBRA, BASE_CALCUL='GENE'; fem.time.explicit.modal_central_differences):
         the springs are in the basis (omega^2 q), the contact forces act on the physical displacement
-        u = Phi q and are projected (SDND101's shock on a mass-spring). The energy books of a modal
-        run are not kept (its columns stay at the start's)."""
+        u = Phi q and are projected (SDND101's shock on a mass-spring); the energy books are kept on
+        the physical dofs (closed to round-off when the basis holds every mode of the free dofs)."""
 
     dt: float
     modes: int | None = None
@@ -160,7 +160,7 @@ class CentralDifferences:
                 basis = modal_basis(model, phase, self.modes, assembled.springs)
             except ValueError as err:
                 raise BadInput(f"steps.modes: {err}") from None
-            steps = modal_central_differences(model, phase, state, basis, assembled.terms)
+            steps = modal_central_differences(model, phase, state, basis, assembled.terms, assembled.springs)
         return until(steps, stop)
 
 

@@ -143,12 +143,19 @@ def modal_basis(model: Model, phase: Phase, n_modes: int, terms: Sequence = ()) 
 
 
 def modal_central_differences(model: Model, phase: Phase, state: State, basis: ModalBasis,
-                              nonlinear_terms: Sequence = ()) -> Iterator[StepResult]:
-    """Central differences on the modal coordinates q (u = Phi q). The linear part (model and any
-    spring already in the basis) is omega^2 q; ``nonlinear_terms`` (shocks) act on u = Phi q and are
-    projected. Initial q, q' are the mass projections of the state's u, v (Code_Aster projects
-    the initial conditions the same way)."""
-    ctx = make_context(model, phase, nonlinear_terms)
+                              nonlinear_terms: Sequence = (), linear_terms: Sequence = ()) -> Iterator[StepResult]:
+    """Central differences on the modal coordinates q (u = Phi q). The linear part (model and the
+    springs already in the basis, ``linear_terms``) is omega^2 q; ``nonlinear_terms`` (shocks) act on
+    u = Phi q and are projected. Initial q, q' are the mass projections of the state's u, v (Code_Aster
+    projects the initial conditions the same way).
+
+    The energy books are kept on the physical dofs as :func:`central_differences` keeps them: each
+    term's work (the linear ones evaluated on u = Phi q for the books only), the reactions of the
+    constrained dofs from M a + f - f_ext there, the scheme's dissipation Newmark's with beta = 0,
+    gamma = 1/2. With every mode of the free dofs in the basis M a = f on them and the books close to
+    round-off; a truncated basis leaves the work of the dropped modes' forces in the books' error."""
+    ctx = make_context(model, phase, [*nonlinear_terms, *linear_terms])
+    dynamic = len(nonlinear_terms)  # ctx.terms: the nonlinear terms, then the linear ones
     Phi, w2 = basis.shapes, basis.omega**2
     for term in ctx.terms:
         term.set_phase(phase, state.u)
@@ -156,17 +163,40 @@ def modal_central_differences(model: Model, phase: Phase, state: State, basis: M
     q = Phi.T @ (M @ state.u)
     qd = Phi.T @ (M @ state.v)
     n = model.n_dofs
+    cdofs = ctx.constraints.dofs
 
     def qdd(q, qd, t):
         u, v = Phi @ q, Phi @ qd
-        f_terms = _term_forces(ctx.terms, u, v, t, n)[0]
-        return Phi.T @ (ctx.loads.at(t) - f_terms) - w2 * q, f_terms
+        f_terms, each = _term_forces(ctx.terms[:dynamic], u, v, t, n)
+        return Phi.T @ (ctx.loads.at(t) - f_terms) - w2 * q, each
 
-    def make_state(t, q, qd, a, f_terms, energies):
-        return State(t=t, u=Phi @ q, v=Phi @ qd, a=Phi @ a, f_terms=f_terms, energies=energies)
+    def make_state(t, q, qd, a_q, each_dynamic, energies, before=None):
+        """The physical state at t with its forces, reactions and books (``before``: the state at the
+        step's start, None for the first)."""
+        u, v, a = Phi @ q, Phi @ qd, Phi @ a_q
+        each = each_dynamic + tuple(term.evaluate(u, v, t, False).force for term in ctx.terms[dynamic:])
+        f_terms = sum(each, np.zeros(n))
+        forces = model.forces(u, v, tangent=False)
+        f_ext = ctx.loads.at(t)
+        reactions = np.zeros(n)
+        reactions[cdofs] = (M @ a + forces.internal + forces.damping + f_terms - f_ext)[cdofs]
+        s = State(t=t, u=u, v=v, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms, f_ext=f_ext,
+                  reactions=reactions, energies=energies, term_forces=each)
+        if before is None:
+            return s
+        dt, du = t - before.t, u - before.u
+        F0 = before.f_ext + before.reactions - before.f_int - before.f_damp - before.f_terms
+        F1 = f_ext + reactions - forces.internal - forces.damping - f_terms
+        numerical = newmark_dissipation(M, dt, 0.0, 0.5, du, before.a, a, before.v, v, F0, F1, F0, F1)
+        books = book_step(before.energies, du, (before.f_ext, f_ext), (before.reactions, reactions),
+                          (before.f_damp, forces.damping), term_books(ctx, before.term_forces, each, du), numerical)
+        return replace(s, energies=books)
 
-    a, f_terms = qdd(q, qd, phase.t_start)
-    current = make_state(phase.t_start, q, qd, a, f_terms, state.energies)
+    a, each = qdd(q, qd, phase.t_start)
+    energies = state.energies
+    if state.f_int is None:  # a stage's start: the books open on the energy the state holds (as newton's start)
+        energies = replace(energies, initial=model.kinetic_energy(Phi @ qd) + model.strain_energy(Phi @ q))
+    current = make_state(phase.t_start, q, qd, a, each, energies)
     yield StepResult(phase.name, current, 0, 0, True)
     times = phase.times()
     t = phase.t_start
@@ -174,10 +204,10 @@ def modal_central_differences(model: Model, phase: Phase, state: State, basis: M
         dt = t1 - t
         qd_half = qd + 0.5 * dt * a
         q = q + dt * qd_half
-        a, f_terms = qdd(q, qd_half + 0.5 * dt * a, t1)
+        a, each = qdd(q, qd_half + 0.5 * dt * a, t1)
         qd = qd_half + 0.5 * dt * a
         t = float(t1)
-        current = make_state(t, q, qd, a, f_terms, state.energies)
-        _commit_terms(ctx.terms, current.u, current.v, t)
+        _commit_terms(ctx.terms, Phi @ q, Phi @ qd, t)
+        current = make_state(t, q, qd, a, each, None, before=current)
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
         yield from progress.deliver(StepResult(phase.name, current, 0, 1, archived), phase.name, current.t)
