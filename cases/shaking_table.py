@@ -414,7 +414,8 @@ def run(study: Study) -> RunOutput:
         failure = f"{'preload' if outcome.stage == 'gravity preload' else 'excitation'}: {outcome.message}"
     over = [(w["overturned_at"], b.k) for b, w in zip(study.blocks, outcome.bodies.values())
             if w["overturned_at"] is not None]
-    stats = {k: outcome.stats[k] for k in ("steps", "newton_iterations", "subdivisions", "wall_s")}
+    stats = {k: outcome.stats[k] for k in ("steps", "newton_iterations", "subdivisions", "wall_s", "stepping_s")
+             if k in outcome.stats}
     stats["fine_spans"] = len(outcome.spans)
     return RunOutput(outcome.history, stats, outcome.spans, failure, outcome.interrupted, *(min(over) if over else (None, None)))
 

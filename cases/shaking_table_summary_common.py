@@ -6,6 +6,7 @@ script's ``Study`` and ``RunOutput``."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 
@@ -53,13 +54,14 @@ def rigid_reference(cfg: Config, history: bm.MotionHistory, t_end: float | None 
     It covers [0, ``t_end``] (default the run's --t-end; the caller passes the time an interrupted or
     failed run reached, so that its cost and memory follow the run, not the duration planned), and
     its overturning verdict is :func:`rigid_verdict`'s (``overturn_verdict``; ``overturned`` True,
-    False or None for undecided). ``curve_t``, ``curve_theta``: at most CURVE_POINTS samples."""
+    False or None for undecided). ``curve_t``, ``curve_theta``: at most CURVE_POINTS samples; ``wall_s``: its own wall time [s]."""
     if cfg.direction != "horizontal":
         return {"applies": False, "reason": "the rigid reference is for a horizontal table motion"}
     horizon = cfg.t_end if t_end is None else t_end
     if not horizon > 0:
         return {"applies": False, "reason": "the run stopped before the table moved (t = 0)"}
     b, l = cfg.width / 2, cfg.blocks * cfg.height / 2
+    started = time.perf_counter()
     res = rocking_base.rock_under_base_motion(b, l, lambda t: -history.acceleration(t),
                                               horizon, g=G, rho=cfg.rho, n_samples_per_flight=801,
                                               max_step=min(cfg.dt, 0.01))
@@ -68,6 +70,7 @@ def rigid_reference(cfg: Config, history: bm.MotionHistory, t_end: float | None 
     if cfg.blocks > 1:
         model += f"; the column of {cfg.blocks} blocks as one rigid block (joints closed)"
     verdict = rigid_verdict(cfg, history, res, horizon)
+    wall = time.perf_counter() - started
     keep = np.unique(np.linspace(0, res.t.size - 1, min(res.t.size, CURVE_POINTS)).astype(np.int64))
     return {"applies": bool(min(cfg.mu, cfg.joint_mu) > demand), "model": model, "t_end": horizon,
             "uplift_onset": res.uplift_time, "uplift_time": rocking_base.lift_time(res, UPLIFT),
@@ -76,7 +79,8 @@ def rigid_reference(cfg: Config, history: bm.MotionHistory, t_end: float | None 
             "impacts": [{"time": t, "corner": c, "ke_before": kb, "ke_after": ka} for t, c, kb, ka in
                         zip(res.impact_times, res.impact_corner, res.ke_before, res.ke_after)],
             "max_friction_ratio": demand if math.isfinite(demand) else None,
-            "curve_t": res.t[keep].tolist(), "curve_theta": res.theta[keep].tolist()}
+            "curve_t": res.t[keep].tolist(), "curve_theta": res.theta[keep].tolist(),
+            "wall_s": wall}
 
 
 def _overturned(verdict: str) -> bool | None:

@@ -74,10 +74,11 @@ def test_decision_is_final(fr, ar, mode, above_barrier):
     """The mode decided at T_p equals that of a plain run through 40/p (~10 s, ~25 free-rocking
     flights, the survivors come to rest) after the pulse; a naive rule 'overturns iff E > E_b at
     T_p' would fail the rows (4, 2.9) and (4, 5.9). Overturn time and impact count agree: both
-    integrate with DOP853 at rtol 1e-10, the plain run across the kink of a_g' at T_p, this code
-    restarting there, so 1e-7 relative leaves a 50x margin over the largest difference seen (2e-9).
-    The max rotation of a survivor is the apex from the energy, the plain run's the solver's apex
-    event: the same 1e-7."""
+    integrate with rocking_base's RK4 flights at rtol 1e-10, the plain run across the kink of a_g at
+    T_p (where its steps are split), this code restarting there, so 1e-7 relative leaves a wide margin
+    over the largest difference seen (2e-9 with the former DOP853 flights, 2e-13 now). The max
+    rotation of a survivor is the apex from the energy, the plain run's the located apex: the same
+    1e-7 (3e-12 seen)."""
     r = ov.pulse_response(B, L, fr, ar)
     plain = plain_run(fr, ar)
     assert r.mode == plain_mode(plain) == mode

@@ -41,9 +41,9 @@ def pieces_between_duplicates(res):
 
 # ------------------------------------------------------------------------------------- free rocking
 def test_free_rocking_matches_the_free_reference():
-    """a_g = 0 from theta0 = 0.01: the same equation as rock(model="nonlinear"); both integrate with
-    rtol = 1e-12 and locate the events by root finding, so 1e-8 relative leaves four decades of margin
-    (observed ~1e-12). The friction demand approaches the zero-speed limit 3bl/(4R^2 - 3b^2) = 0.3212
+    """a_g = 0 from theta0 = 0.01: the same equation as rock(model="nonlinear"); rock integrates with
+    DOP853, this reference with its fixed-step RK4 flights, both at rtol = 1e-12, and both locate the
+    events by root finding, so 1e-8 relative leaves four decades of margin (observed ~3e-13). The friction demand approaches the zero-speed limit 3bl/(4R^2 - 3b^2) = 0.3212
     from below as the speeds decay, so it lies between rock's maximum over 5 flights and that limit."""
     ref = rk.rock(B, L, 0.01, model="nonlinear")
     res = rb.rock_under_base_motion(B, L, zero, 0.3, theta0=0.01, rtol=1e-12)
@@ -155,7 +155,7 @@ def test_constant_step_on_a_slender_block_follows_the_linearized_solution():
 
 def test_energy_between_impacts_and_housner_loss():
     """a_g = 0, theta0 = 0.1: J_O omega^2/2 + M g R (cos(alpha - |theta|) - cos alpha) is constant
-    on each flight to 1e-9 relative (DOP853 at rtol 1e-10 keeps it to ~2e-10); each impact multiplies
+    on each flight to 1e-9 relative (the RK4 flights at rtol 1e-10 keep it to ~1e-12); each impact multiplies
     the kinetic energy by r^2 = (1 - 3/2 sin^2 alpha)^2 = 0.5586 (exact in the impact law, 1e-12), and
     a flight returns its post-impact energy to the next impact (1e-9)."""
     res = rb.rock_under_base_motion(B, L, zero, 1.0, theta0=0.1)
