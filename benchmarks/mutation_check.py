@@ -219,6 +219,10 @@ MUTATIONS = (
     _m("table displacement after the motion: the residual velocity's drift dropped", "fem/loads/base_motion.py",
        "d = d + v_end * np.maximum(t - t_end, 0.0)", "d = d + 0.0 * np.maximum(t - t_end, 0.0)",
        "tests/test_base_motion.py::test_displacement_is_integral_of_velocity"),
+    _m("Newton predictor: 'none' extrapolating the acceleration as the default does", "fem/time/dynamics.py",
+       "        else:\n            u = u0.copy()\n    g0 =",
+       "        else:\n            u = u0 + dt * v0 + 0.5 * dt * dt * a0\n    g0 =",
+       "tests/test_newton_predictor.py::test_every_predictor_converges_to_the_same_bounce"),
     # ---- fem/time/explicit.py: central differences
     _m("modal central differences: the scheme's dissipation left out of the books", "fem/time/explicit.py",
        "numerical = newmark_dissipation(M, dt, 0.0, 0.5, du, before.a, a, before.v, v, F0, F1, F0, F1)",

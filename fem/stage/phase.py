@@ -20,6 +20,10 @@ from fem.model.sparsity import SparseRows
 
 
 # ------------------------------------------------------------------------------------ settings
+#: the first iterates a Newmark/HHT step may start from (NewtonSettings.predictor)
+PREDICTORS = ("constant_acceleration", "constant_velocity", "none")
+
+
 @dataclass(frozen=True)
 class NewtonSettings:
     """Newton-Raphson stopping criteria (Code_Aster CONVERGENCE).
@@ -29,13 +33,23 @@ class NewtonSettings:
     rela : RESI_GLOB_RELA, relative residual tolerance (None: not used).
     maxi : RESI_GLOB_MAXI [N], absolute residual tolerance (None: not used).
     max_iterations : ITER_GLOB_MAXI.
+    predictor : the first iterate of a Newmark/HHT step (fem.time.dynamics), one of PREDICTORS:
+        "constant_acceleration" u0 + dt v0 + dt^2/2 a0 on every dof (the default);
+        "constant_velocity" u0 + dt v0 on the dofs with mass, the massless (quasi-static) ones at u0;
+        "none" u0. The converged step does not depend on it beyond the tolerances; the Newton path,
+        hence the iterations and the steps cut, does (a rocking block on a massless base: the
+        extrapolated acceleration of a contact event sends the first iterate's multipliers to
+        1e4 times their value, and the pivot's stick/slip status flips for several iterations).
     """
 
     rela: float | None = 1e-6
     maxi: float | None = None
     max_iterations: int = 20
+    predictor: str = "constant_acceleration"
 
     def __post_init__(self) -> None:
+        if self.predictor not in PREDICTORS:
+            raise ValueError(f"Newton predictor must be one of {', '.join(PREDICTORS)}, got {self.predictor!r}")
         if self.rela is None and self.maxi is None:
             raise ValueError("Newton needs RESI_GLOB_RELA (rela) or RESI_GLOB_MAXI (maxi)")
         for name in ("rela", "maxi"):

@@ -88,7 +88,14 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
                 v[quasi_static] = (u[quasi_static] - u0[quasi_static]) / dt
             return a, v
 
-        u = u0 + dt * v0 + 0.5 * dt * dt * a0  # predictor: constant acceleration
+        predictor = settings.predictor  # the first iterate (NewtonSettings.predictor)
+        if predictor == "constant_acceleration":
+            u = u0 + dt * v0 + 0.5 * dt * dt * a0
+        elif predictor == "constant_velocity":
+            u = u0 + dt * v0
+            u[quasi_static] = u0[quasi_static]
+        else:
+            u = u0.copy()
     g0 = state.f_int + state.f_damp + state.f_terms - state.f_ext
     cdofs, free = ctx.constraints.dofs, ctx.free
     M = model.mass
