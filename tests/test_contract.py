@@ -366,6 +366,11 @@ from test_overturning_spectrum import CONTRACT_SHORT as SPECTRUM_SHORT  # noqa: 
 
 SHORT["overturning_spectrum"] = SPECTRUM_SHORT
 IMPOSSIBLE["overturning_spectrum"] = SPECTRUM_IMPOSSIBLE
+from test_fragility import CONTRACT_FLAG_RUNS as FRAGILITY_FLAG_RUNS  # noqa: E402
+from test_fragility import CONTRACT_IMPOSSIBLE as FRAGILITY_IMPOSSIBLE, CONTRACT_SHORT as FRAGILITY_SHORT  # noqa: E402
+
+SHORT["fragility"] = FRAGILITY_SHORT
+IMPOSSIBLE["fragility"] = FRAGILITY_IMPOSSIBLE
 
 for _name in SDNV105:
     IMPOSSIBLE[_name] += [(["--nx", "3", "--ny", "8"], ("--nx", "even")), (["--nx", "4"], ("--nx and --ny",))]
@@ -1233,6 +1238,7 @@ FLAG_RUNS += [FlagRun(script, name, argv, check) for script, name, argv, check i
 FLAG_RUNS += [FlagRun("sweep", name, argv, check, around=around) for name, argv, check, around in SWEEP_FLAG_RUNS]
 FLAG_RUNS += [FlagRun("overturning_spectrum", name, argv, check, around=around)
               for name, argv, check, around in SPECTRUM_FLAG_RUNS]
+FLAG_RUNS += [FlagRun("fragility", name, argv, check, around=around) for name, argv, check, around in FRAGILITY_FLAG_RUNS]
 
 
 @pytest.mark.parametrize("flag_run", [r for r in FLAG_RUNS if r.name != "sigint"], ids=lambda r: r.id)
