@@ -31,7 +31,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from fem.time import progress
-from fem.stage.energy import book_step, hht_scheme_force, newmark_dissipation, trapezoid
+from fem.stage.energy import book_step, hht_scheme_force, newmark_dissipation
 from fem.model.assembly import Model
 from fem.time.newton import (ROUND_OFF, FrictionCreation, NewtonFailure, PhaseContext, any_node, evaluate_forces,
                      make_context, multiplier_forces, newton_converged, oscillating_nodes, residual_scale, residuals,
@@ -180,8 +180,6 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
             raise FrictionCreation(created, 0, it, f"friction would give back {created:.3e} J")
     reactions = np.zeros(model.n_dofs)
     reactions[cdofs] = reactions_c
-    if not static and state.f_int is not None:
-        refuse_energy_jump(ctx, state, u, v, f_ext, reactions, du_step, res, free, R_free, it)
     # the books' forces, from the states' own fields (not from the residual's g0, g)
     F0 = state.f_ext + state.reactions - state.f_int - state.f_damp - state.f_terms
     F1 = f_ext + reactions - forces.internal - forces.damping - f_terms
@@ -452,36 +450,6 @@ FRICTION_CREATION = 1e-6
 #: below this fraction of (largest force x largest increment or displacement) of a step, friction
 #: work is round-off
 ROUND_OFF_WORK = 1e-9
-#: a converged step whose kinetic + strain energy grows by more than this many times the largest of the
-#: energy the bodies held at its start, the largest kinetic energy met in the stage and the work put in
-#: over the step is refused as a Newton failure (cut like one): no legitimate step creates that
-ENERGY_JUMP = 10.0
-
-
-def refuse_energy_jump(ctx: PhaseContext, state: State, u, v, f_ext, reactions, du, res, free, R_free, it) -> None:
-    """Raise NewtonFailure when the converged step at (u, v) would create energy: its kinetic + strain
-    energy E1 exceeding E0 + W (E0 the start's, W the work of the external forces and reactions over
-    the step, trapezoidal) by more than ENERGY_JUMP x max(E0, the largest kinetic energy met, |W|).
-    Newton may converge on a spurious state (an element pressed inside out by a wild iterate: the
-    Saint-Venant-Kirchhoff material has such equilibria) whose forces balance but whose energy does
-    not; the energy books would show it only after the run. The strain energies are evaluated only
-    when the kinetic energy alone passes the bound (a rare step)."""
-    model = ctx.model
-    ke1 = model.kinetic_energy(v)
-    work = trapezoid(state.f_ext, f_ext, du) + trapezoid(state.reactions, reactions, du)
-    ke0 = model.kinetic_energy(state.v)
-    scale = max(ke0, ctx.energy_scale, abs(work))
-    if ke1 <= ke0 + work + ENERGY_JUMP * scale:
-        return
-    e1 = ke1 + model.strain_energy(u)
-    e0 = ke0 + model.strain_energy(state.u)
-    model.evaluate(u, v)  # the last evaluation back at the step's end (the books reuse it)
-    scale = max(e0, ctx.energy_scale, abs(work))
-    created = e1 - e0 - work
-    if created > ENERGY_JUMP * scale:
-        raise NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it,
-                            f"the converged step would create {created:.3e} J (kinetic + strain energy "
-                            f"{e0:.4g} -> {e1:.4g} J, work put in {work:.3g} J)")
 
 
 def integrate(model: Model, phase: Phase, state: State, terms: Sequence[ForceTerm] = ()) -> Iterator[StepResult]:
