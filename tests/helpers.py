@@ -90,18 +90,17 @@ def rotation(theta: float) -> np.ndarray:
     return np.array([[c, -s], [s, c]])
 
 
-def wait_for(predicate, what: str, timeout: float = 600.0, poll: float = 0.02, proc=None):
-    """Wait for the event ``predicate()`` (a file, a row, a line) and return its value; fail after
-    ``timeout`` s (a ceiling for a loaded machine, not a schedule). With ``proc`` (a subprocess.Popen,
-    or a threading.Thread doing the work) the wait between two looks blocks on it, so that its end
-    ends the wait at once (the value is then the predicate's, false if the event never came). A file
-    or a row written by another process has no event of its own in the standard library: without
-    ``proc`` (a worker of a Dask cluster holding for the test's file) the predicate is looked at
-    again after ``poll`` s (the look's period, not a schedule: the ceiling is ``timeout``)."""
+def wait_for(predicate, what: str, *, proc, timeout: float = 600.0, poll: float = 0.02):
+    """Wait for the event ``predicate()`` (a file, a row, a line) made by ``proc`` (a subprocess.Popen,
+    or a threading.Thread doing the work) and return its value; fail after ``timeout`` s (a ceiling
+    for a loaded machine, not a schedule). Between two looks the wait blocks on ``proc`` for at most
+    ``poll`` s, so that its end ends the wait at once (the value is then the predicate's, false if the
+    event never came). No fixed sleep: a wait between processes that has no process or thread to
+    block on takes an event of its own (tests/test_sweep.py: a Dask ``distributed.Event``)."""
     import time
 
     def ended() -> bool:
-        return proc is not None and (proc.poll() is not None if hasattr(proc, "poll") else not proc.is_alive())
+        return proc.poll() is not None if hasattr(proc, "poll") else not proc.is_alive()
 
     deadline = time.monotonic() + timeout
     while True:
@@ -110,9 +109,7 @@ def wait_for(predicate, what: str, timeout: float = 600.0, poll: float = 0.02, p
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-        if proc is None:
-            time.sleep(poll)
-        elif hasattr(proc, "poll"):
+        if hasattr(proc, "poll"):
             try:
                 proc.wait(timeout=poll)
             except subprocess.TimeoutExpired:

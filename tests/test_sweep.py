@@ -293,9 +293,16 @@ def test_no_dashboard_address_where_nothing_serves_one():
     assert sweep.dashboard(Client()) is None
 
 
+def release_event(gate: str, name: str) -> str:
+    """The name of the Dask event that releases the point ``name`` held by :class:`HoldTask` (named after the
+    test's gate folder, so that no two tests share one)."""
+    return f"{gate}/release-{name}"
+
+
 class HoldTask:
-    """A task that holds a worker thread until its point's release file exists (made by the test),
-    counting the points inside it at once (a file a point, in the sweep's folder)."""
+    """A task that holds a worker thread until the test sets its point's release event (a Dask
+    ``distributed.Event``: the worker blocks on it, with a ceiling of 600 s for a loaded machine),
+    counting the points inside it at once (a file a point, in the test's gate folder)."""
 
     def __init__(self, gate: str):
         self.gate = gate
@@ -304,11 +311,13 @@ class HoldTask:
         return ["hold", *point.flags()]
 
     def __call__(self, point, folder, stop_file):
+        from distributed import Event
+
         inside = Path(self.gate) / f"inside-{point.name}"
         inside.write_text("")
         try:
-            wait_for(lambda: (Path(self.gate) / f"release-{point.name}").exists(),
-                     f"the test to release {point.name}")
+            if not Event(release_event(self.gate, point.name)).wait(timeout=600):
+                raise AssertionError(f"timed out after 600 s waiting for the test to release {point.name}")
         finally:
             inside.unlink()
         return {"status": "complete", "message": None, "exit_code": 0, "wall_s": 1.0, "figures": {}}
@@ -320,6 +329,8 @@ def test_a_real_sweep_counts_as_running_only_the_points_started_on_its_two_worke
     two a worker, not the points running) and is the number of points inside the task once the
     workers' announcements have arrived."""
     import threading
+
+    from distributed import Event
 
     gate = tmp_path / "gate"
     gate.mkdir()
@@ -340,10 +351,10 @@ def test_a_real_sweep_counts_as_running_only_the_points_started_on_its_two_worke
                          proc=runner)
                 wait_for(lambda: bars(tty) and f" {inside} running" in bars(tty)[-1], f"{inside} running", timeout=120,
                          proc=runner)
-                (gate / f"release-x={k}").write_text("")
+                Event(release_event(str(gate), f"x={k}"), client=client).set()
         finally:
             for k in range(6):
-                (gate / f"release-x={k}").write_text("")
+                Event(release_event(str(gate), f"x={k}"), client=client).set()
             runner.join(120)
     finally:
         client.close()
