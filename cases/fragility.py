@@ -560,9 +560,9 @@ def _main(argv) -> int:
         raise stop
     print("\n".join(fit_lines(cfg, fitted)))
     print(f"fragility: results in {cfg.out}/ (report.md, fragility.png, points.csv)")
-    if outcome is not None and outcome.complete < outcome.total:
-        print(f"error: {outcome.total - outcome.complete} FE point(s) did not complete (see {outcome.table})",
-              file=sys.stderr)
+    missing = outcome.incomplete() if outcome is not None else None
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
         return EXIT_FAILED
     return 0
 

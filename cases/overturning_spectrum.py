@@ -483,9 +483,9 @@ def _main(argv) -> int:
         raise stop
     print("\n".join(grid_text(cfg, rows, fe)))
     print(f"spectrum: results in {cfg.out}/ (report.md, spectrum.png, spectrum.csv)")  # the tally: fem.run.lifecycle
-    if outcome is not None and outcome.complete < outcome.total:
-        print(f"error: {outcome.total - outcome.complete} FE point(s) did not complete (see {outcome.table})",
-              file=sys.stderr)
+    missing = outcome.incomplete() if outcome is not None else None
+    if missing:
+        print(f"error: {missing}", file=sys.stderr)
         return EXIT_FAILED
     return 0
 

@@ -163,6 +163,13 @@ class SweepOutcome:
     def not_run(self) -> int:
         return self.total - self.complete - self.failed - self.timeout - self.interrupted
 
+    def incomplete(self) -> str | None:
+        """The error line of a study some of whose points did not complete (None when all did):
+        ``N FE point(s) did not complete (see TABLE)``."""
+        if self.complete == self.total:
+            return None
+        return f"{self.not_complete} FE point(s) did not complete (see {self.table})"
+
     def describe(self) -> str:
         """``6 points: 1 complete, 2 failed, 1 interrupted, 2 not run`` (the statuses there are)."""
         parts = [f"{self.complete} complete"]
