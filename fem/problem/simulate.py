@@ -374,7 +374,7 @@ def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: 
                               for p, t in zip(problem.pairs, assembled.terms)]
         for w, term in zip(pairs, assembled.terms):
             w.term = term
-        steps, first = controller(settings.steps_for(stage.name), assembled, settings, t_end, bodies_moving)
+        steps, first = controller(spec, assembled, settings, t_end, bodies_moving)
     elif any(getattr(t, "impulsive", False) for t in assembled.terms):
         raise BadInput(f"steps[{stage.name!r}]: an HHT stage after a Moreau-Jean one (its contact is velocity-level)")
     phase = dynamic_phase(assembled, stage, state, settings.newton or default_newton(assembled), first)

@@ -166,18 +166,19 @@ def modal_central_differences(model: Model, phase: Phase, state: State, basis: M
     cdofs = ctx.constraints.dofs
 
     def qdd(q, qd, t):
+        """q'' at (q, q', t), with the physical u, v, the nonlinear terms' forces and f_ext there."""
         u, v = Phi @ q, Phi @ qd
         f_terms, each = _term_forces(ctx.terms[:dynamic], u, v, t, n)
-        return Phi.T @ (ctx.loads.at(t) - f_terms) - w2 * q, each
+        f_ext = ctx.loads.at(t)
+        return Phi.T @ (f_ext - f_terms) - w2 * q, u, v, each, f_ext
 
-    def make_state(t, q, qd, a_q, each_dynamic, energies, before=None):
+    def make_state(t, u, v, a_q, each_dynamic, f_ext, energies, before=None):
         """The physical state at t with its forces, reactions and books (``before``: the state at the
         step's start, None for the first)."""
-        u, v, a = Phi @ q, Phi @ qd, Phi @ a_q
+        a = Phi @ a_q
         each = each_dynamic + tuple(term.evaluate(u, v, t, False).force for term in ctx.terms[dynamic:])
         f_terms = sum(each, np.zeros(n))
         forces = model.forces(u, v, tangent=False)
-        f_ext = ctx.loads.at(t)
         reactions = np.zeros(n)
         reactions[cdofs] = (M @ a + forces.internal + forces.damping + f_terms - f_ext)[cdofs]
         s = State(t=t, u=u, v=v, a=a, f_int=forces.internal, f_damp=forces.damping, f_terms=f_terms, f_ext=f_ext,
@@ -192,11 +193,11 @@ def modal_central_differences(model: Model, phase: Phase, state: State, basis: M
                           (before.f_damp, forces.damping), term_books(ctx, before.term_forces, each, du), numerical)
         return replace(s, energies=books)
 
-    a, each = qdd(q, qd, phase.t_start)
+    a, u, v, each, f_ext = qdd(q, qd, phase.t_start)
     energies = state.energies
     if state.f_int is None:  # a stage's start: the books open on the energy the state holds (as newton's start)
-        energies = replace(energies, initial=model.kinetic_energy(Phi @ qd) + model.strain_energy(Phi @ q))
-    current = make_state(phase.t_start, q, qd, a, each, energies)
+        energies = replace(energies, initial=model.kinetic_energy(v) + model.strain_energy(u))
+    current = make_state(phase.t_start, u, v, a, each, f_ext, energies)
     yield StepResult(phase.name, current, 0, 0, True)
     times = phase.times()
     t = phase.t_start
@@ -204,10 +205,11 @@ def modal_central_differences(model: Model, phase: Phase, state: State, basis: M
         dt = t1 - t
         qd_half = qd + 0.5 * dt * a
         q = q + dt * qd_half
-        a, each = qdd(q, qd_half + 0.5 * dt * a, t1)
+        a, _, _, each, f_ext = qdd(q, qd_half + 0.5 * dt * a, t1)
         qd = qd_half + 0.5 * dt * a
         t = float(t1)
-        _commit_terms(ctx.terms, Phi @ q, Phi @ qd, t)
-        current = make_state(t, q, qd, a, each, None, before=current)
+        u, v = Phi @ q, Phi @ qd
+        _commit_terms(ctx.terms, u, v, t)
+        current = make_state(t, u, v, a, each, f_ext, None, before=current)
         archived = (k + 1) % phase.archive_every == 0 or k == len(times) - 1
         yield from progress.deliver(StepResult(phase.name, current, 0, 1, archived), phase.name, current.t)
