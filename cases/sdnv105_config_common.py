@@ -96,18 +96,30 @@ class Modeling:
     description: str
 
 
+#: Newton's first iterate in every SDNV105 phase: Newmark's extrapolation u0 + dt v0 + dt^2/2 a0
+#: (fem.stage.phase.NewtonSettings.predictor). The fine steps (1e-5 s) resolve the block's motion, so
+#: it is the better start here (A: 4,370 Newton iterations for 4,157 steps, 4,473 from the library's
+#: default, the extrapolated velocity), and the benchmark's records (checks, round-off ensembles,
+#: benchmarks/baseline.json) were measured on its path: the checks after the second impact hang on
+#: Newton's path (README, "Newton's first iterate").
+PREDICTOR = "constant_acceleration"
+
 MODELINGS = {
     "a": Modeling("a", "lagrange", "sdnv105_quad4", True, 0.33, 0.0025, 1e-5, 0.9,
-                  NewtonSettings(rela=1e-6, maxi=8e-3, max_iterations=40),
+                  NewtonSettings(rela=1e-6, maxi=8e-3, max_iterations=40,
+                                 predictor=PREDICTOR),
                   "QUA4 with the table, Lagrange contact, HHT"),
     "b": Modeling("b", "penalty", "sdnv105_block_tri6", False, 0.285, 0.00125, 2.5e-5, 0.9,
-                  NewtonSettings(rela=1e-6, maxi=1e-3, max_iterations=15),
+                  NewtonSettings(rela=1e-6, maxi=1e-3, max_iterations=15,
+                                 predictor=PREDICTOR),
                   "block only (TRIA6), three penalty shock springs at O, A, O1, HHT"),
     "c": Modeling("c", "augmented", "sdnv105_quad4", True, 0.33, 0.0025, 1e-5, 0.0,
-                  NewtonSettings(rela=1e-6, max_iterations=20),
+                  NewtonSettings(rela=1e-6, max_iterations=20,
+                                 predictor=PREDICTOR),
                   "QUA4 with the table, augmented-Lagrangian contact, HHT"),
     "d": Modeling("d", "theta", "sdnv105_quad4", True, 0.33, 1e-4, 1e-4, 0.9,
-                  NewtonSettings(rela=1e-6, maxi=8e-3, max_iterations=40),
+                  NewtonSettings(rela=1e-6, maxi=8e-3, max_iterations=40,
+                                 predictor=PREDICTOR),
                   "QUA4 with the table, Lagrange contact, Moreau-Jean theta-scheme"),
 }
 

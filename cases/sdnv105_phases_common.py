@@ -18,7 +18,7 @@ from fem.problem import ImposedMotion, Release, SelfWeight, Support, Tilt
 from fem.problem.physics import dynamic_phase
 from fem.stage.phase import NewtonSettings, Phase, State
 from fem.stage.schemes import HHT, Theta
-from cases.sdnv105_config_common import Config, G, TILT_RULES
+from cases.sdnv105_config_common import PREDICTOR, Config, G, TILT_RULES
 from cases.sdnv105_model_common import Study
 from cases.sdnv105_rigid_common import rigid_potential_drop
 
@@ -106,7 +106,8 @@ def self_weight_stage(study: Study) -> SelfWeight:
     """Self-weight, -1.95 -> -0.825 s (sdnv105.md §1.3): gravity ramped, DX(O1) held (b: DX(O)),
     frictionless; its steps are 7.5 ms with HHT alpha = -0.3 (:func:`stage_steps`)."""
     spec = study.config.spec
-    newton = NewtonSettings(rela=1e-6, maxi=2e-3 if spec.name != "b" else 2e-4, max_iterations=40)
+    newton = NewtonSettings(rela=1e-6, maxi=2e-3 if spec.name != "b" else 2e-4, max_iterations=40,
+                            predictor=PREDICTOR)
     return SelfWeight(GRAVITY_RAMP.times[0], GRAVITY_RAMP.times[-1], -0.825, hold=[Support(anchor(study), ("x",))],
                       friction=0.0, newton=newton, name="self-weight")
 
@@ -150,9 +151,10 @@ def tilt_stage(study: Study):
         motions = (ImposedDisplacement(anchor(study), "x"),
                    ImposedDisplacement("C1", "x", -cfg.tilt_angle * cfg.height, TILT_RAMP))
         return ImposedMotion(0.0, motions, start=TILT_START, friction=friction,
-                             newton=NewtonSettings(rela=1e-5, maxi=1e-4, max_iterations=30), name="tilt")
+                             newton=NewtonSettings(rela=1e-5, maxi=1e-4, max_iterations=30, predictor=PREDICTOR),
+                             name="tilt")
     return Tilt(0.0, cfg.tilt_angle, tilt_nodes(cfg), "O", EXACT_TILT_RAMP, start=TILT_START, friction=friction,
-                newton=NewtonSettings(rela=1e-5, max_iterations=30), name="tilt")
+                newton=NewtonSettings(rela=1e-5, max_iterations=30, predictor=PREDICTOR), name="tilt")
 
 
 def tilt_phase(study: Study, start: State) -> Phase:

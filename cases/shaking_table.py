@@ -125,9 +125,10 @@ def parse_args(argv=None) -> tuple[Config, object]:
     p.add_argument("--tolerance", type=finite, default=d.tolerance,
                    help="bound of the local error indicator of the coarse steps [m] (fem.time.stepping)")
     p.add_argument("--predictor", choices=PREDICTORS, default=d.predictor,
-                   help="the first Newton iterate of a step (fem.stage.phase.NewtonSettings): constant_acceleration "
-                        "(default), constant_velocity (massless dofs at the step start) or none (the step start): "
-                        "fewer iterations and cuts on a rocking block, the same answer to the Newton tolerance")
+                   help="the first Newton iterate of a step (fem.stage.phase.NewtonSettings): constant_velocity "
+                        "(default; massless dofs at the step start), constant_acceleration (Newmark's "
+                        "extrapolation: 1.8 times the iterations here) or none (the step start): the same answer "
+                        "to the Newton tolerance")
     p.add_argument("--mesh", type=Path, default=None, help="gmsh .msh with the SDNV105 group names")
     p.add_argument("--archive-every", type=int, default=d.archive_every, help="ParaView output every N steps")
     p.add_argument("--no-paraview", action="store_true", help="skip the ParaView series (faster)")

@@ -75,7 +75,7 @@ class Config:
     out: Path = Path("results/shaking_table")
     archive_every: int = 10
     paraview: bool = True
-    predictor: str = "constant_acceleration"  # the Newton predictor (fem.stage.phase.PREDICTORS)
+    predictor: str = "constant_velocity"  # the Newton predictor (fem.stage.phase.PREDICTORS)
     # the record's baseline correction (fem.loads.base_motion.Record.baseline) and length [s], None
     # without a record; set by resolved(): summary.json's parameters say which polynomial was removed
     record_baseline: str | None = None
