@@ -137,6 +137,24 @@ def test_displacement_is_integral_of_velocity(name):
     np.testing.assert_allclose(d, quad, rtol=0, atol=1e-9 * np.max(np.abs(d)))
 
 
+@pytest.mark.parametrize("name", [*ANALYTIC, "record"])
+def test_one_instant_at_a_time_gives_the_values_of_the_whole_series(name):
+    """fem.loads.history.History keeps the state of the last scalar instant: a, v and d asked at
+    instants in a shuffled order, each repeated and interleaved with the others, are exactly the
+    values of one call on the whole series, to the rounding of a 0-d against a vector evaluation
+    (1 ulp measured; a stale state or a wrong component differs by O(1))."""
+    h = ANALYTIC[name] if name != "record" else read_record(NOISE_CSV)
+    times = np.random.default_rng(7).permutation(np.repeat(TIMES, 2))
+    series = {k: getattr(h, k)(TIMES) for k in ("acceleration", "velocity", "displacement")}
+    where = {float(t): i for i, t in enumerate(TIMES)}
+    for t in times:
+        for k in ("displacement", "acceleration", "velocity", "acceleration"):
+            value = getattr(h, k)(float(t))
+            scale = float(np.max(np.abs(series[k])))
+            assert isinstance(value, float)
+            assert value == pytest.approx(series[k][where[float(t)]], rel=1e-14, abs=1e-15 * scale), (k, t)
+
+
 @pytest.mark.parametrize("name", ANALYTIC)
 def test_at_rest_at_and_before_the_start(name):
     """a (except the cosine pulse's a(0) = A), v and d are exactly 0 at t <= 0: the motion starts

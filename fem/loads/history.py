@@ -29,28 +29,40 @@ def _times(t) -> np.ndarray:
     return np.asarray(t, dtype=float)
 
 
-def _shaped(t, values: np.ndarray):
-    """A float for a scalar t, an array of t's shape otherwise."""
-    return float(values) if np.ndim(t) == 0 else values
-
-
 class History:
-    """acceleration / velocity / displacement from one ``_state(t) -> (a, v, d)`` method."""
+    """acceleration / velocity / displacement from one ``_state(t) -> (a, v, d)`` method.
+
+    At one instant (a scalar t) the state is computed once and kept until another instant is
+    asked for: a time step asks for the acceleration (the inertial load), the displacement (the
+    imposed support) and the recorder's columns at the same t, Newton's iterations again at each
+    iteration (the closed forms cost tens of microseconds on 0-d arrays)."""
 
     def _state(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise NotImplementedError
 
+    def _at(self, t, k: int):
+        """Component k (0: a, 1: v, 2: d) at t: a float for a scalar t (the last instant's state
+        kept), an array of t's shape otherwise."""
+        if np.ndim(t) != 0:
+            return self._state(_times(t))[k]
+        t = float(t)
+        last = self.__dict__.get("_last_instant")  # (t, (a, v, d)); a cache, not a field
+        if last is None or last[0] != t:
+            last = (t, tuple(float(x) for x in self._state(np.asarray(t))))
+            object.__setattr__(self, "_last_instant", last)  # the frozen dataclasses' way round
+        return last[1][k]
+
     def acceleration(self, t):
         """a(t) [m/s^2]."""
-        return _shaped(t, self._state(_times(t))[0])
+        return self._at(t, 0)
 
     def velocity(self, t):
         """v(t) = int_0^t a [m/s]."""
-        return _shaped(t, self._state(_times(t))[1])
+        return self._at(t, 1)
 
     def displacement(self, t):
         """d(t) = int_0^t v [m]."""
-        return _shaped(t, self._state(_times(t))[2])
+        return self._at(t, 2)
 
 
 def checked_positive(owner: str, name: str, value, allow_inf: bool = False) -> float:
