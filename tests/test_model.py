@@ -66,6 +66,28 @@ def test_tangent_matches_finite_differences(element, kinematics):
         assert np.linalg.norm(r.damping_matrix @ d - fd_v) < 1e-6 * np.linalg.norm(fd_v)
 
 
+@pytest.mark.parametrize("element", ["quad", "triangle", "triangle6"])
+def test_smallest_jacobian_finds_an_element_turned_inside_out(element):
+    """ForceEvaluation.smallest_jacobian = min det F over the quadrature points (the step's guard in
+    fem.time.dynamics): a homogeneous deformation F has det F at every point (1 at rest, 2 x 0.5 for a
+    stretch and a squeeze, 1 for a rotation by 1 rad); a mirror image of the body (x -> -x) is -1; one
+    node pushed across its cell's diagonal turns that cell alone inside out; small strain forms no F (+inf)."""
+    mesh = grid_mesh(3, 4, element=element, distort=0.15)
+    model = Model(mesh, {"BLOCK": ElasticMaterial(**GRAPHITE)}, kinematics="total_lagrangian")
+    X = mesh.points
+    for F, det in ((np.eye(2), 1.0), (np.diag([2.0, 0.5]), 1.0), (np.diag([1.5, 0.5]), 0.75),
+                   (rotation(1.0), 1.0), (np.diag([-1.0, 1.0]), -1.0)):
+        u = (X @ F.T - X).ravel()
+        assert model.evaluate(u).smallest_jacobian() == pytest.approx(det, rel=1e-12)
+    # an interior corner node moved by 1.5 cells: the cells around it fold over
+    interior = int(np.argmin(np.sum((X - X.mean(axis=0)) ** 2, axis=1)))
+    u = np.zeros(model.n_dofs)
+    u[2 * interior] = 1.5 * 0.36 / 3
+    assert model.evaluate(u).smallest_jacobian() < 0.0
+    small = Model(mesh, {"BLOCK": ElasticMaterial(**GRAPHITE)}, kinematics="small_strain")
+    assert small.evaluate(u).smallest_jacobian() == np.inf
+
+
 def _gravity_on_clamped_base(nx, ny, element="quad"):
     mesh = grid_mesh(nx, ny, element=element)
     model = Model(mesh, {"BLOCK": ElasticMaterial(**GRAPHITE)})

@@ -398,6 +398,17 @@ class ForceEvaluation:
                 data += np.bincount(k.slot, weights=matrices.ravel(), minlength=nnz)
         return data
 
+    def smallest_jacobian(self) -> float:
+        """Smallest J = det F over every quadrature point (total Lagrangian; +inf in small strain,
+        where F is not formed). J <= 0 is an element turned inside out: a state no body reaches,
+        where a Saint-Venant-Kirchhoff material has spurious equilibria Newton can converge to."""
+        smallest = np.inf
+        for state in self._states:
+            F = state.F
+            if F is not None and F.size:
+                smallest = min(smallest, float(np.min(F[0, 0] * F[1, 1] - F[0, 1] * F[1, 0])))
+        return smallest
+
     def strain_energy(self) -> float:
         """Stored elastic energy at this state [J]."""
         return sum(continuum.strain_energy(k, state) for k, state in zip(self.model.kernels, self._states))

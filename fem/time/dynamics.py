@@ -167,6 +167,10 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
                   for term, trial in zip(ctx.multipliers, trials)]
         if any_node(opened):
             raise _ReleaseEvent(opened, it)
+    jacobian = forces.smallest_jacobian()
+    if jacobian <= 0.0:  # converged on an element turned inside out: refused, the step is cut
+        raise NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it,
+                            f"an element turned inside out (det F = {jacobian:.3g})")
     du_step = u - u0
     if not static and ctx.friction_guard:
         created = -sum(term.trial_work(trial, u).friction for term, trial in zip(ctx.multipliers, trials)
