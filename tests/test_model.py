@@ -1,9 +1,11 @@
 """Continuum model: objectivity under rigid rotation, consistent tangent, gravity equilibrium and
 stress convergence of a block on a clamped base."""
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
-from fem.time.dynamics import NewtonSettings, Phase, State, integrate
+from fem.time.dynamics import ConvergenceError, NewtonSettings, Phase, State, integrate
 from fem.loads.applied import Gravity, ImposedDisplacement
 from fem.model.material import ElasticMaterial
 from fem.model.assembly import Model
@@ -86,6 +88,25 @@ def test_smallest_jacobian_finds_an_element_turned_inside_out(element):
     assert model.evaluate(u).smallest_jacobian() < 0.0
     small = Model(mesh, {"BLOCK": ElasticMaterial(**GRAPHITE)}, kinematics="small_strain")
     assert small.evaluate(u).smallest_jacobian() == np.inf
+
+
+def test_a_step_converged_on_a_body_turned_inside_out_is_refused():
+    """The mirror image of a block across its clamped base (x, y) -> (x, -y) is stress-free in a
+    Saint-Venant-Kirchhoff material (F = diag(1, -1), E = (F^T F - I) / 2 = 0): a static step from it
+    has a zero residual, a converged state no body reaches. fem.time.dynamics refuses it (det F <= 0),
+    cuts the step and, every sub-step refused, stops naming the cause."""
+    mesh = grid_mesh(2, 3, element="quad")
+    model = Model(mesh, {"BLOCK": ElasticMaterial(**GRAPHITE)}, kinematics="total_lagrangian")
+    mirrored = np.zeros(model.n_dofs)
+    mirrored[1::2] = -2.0 * mesh.points[:, 1]
+    assert model.evaluate(mirrored).smallest_jacobian() == pytest.approx(-1.0)
+    assert np.abs(model.evaluate(mirrored).internal).max() == 0.0
+    phase = Phase("mirror", 0.0, 1.0, 1.0, Static(),
+                  constraints=(ImposedDisplacement("BASE", "x"), ImposedDisplacement("BASE", "y")),
+                  newton=NewtonSettings(rela=1e-12))
+    start = replace(State.at_rest(model.n_dofs), u=mirrored)
+    with pytest.raises(ConvergenceError, match="inside out"):
+        list(integrate(model, phase, start))
 
 
 def _gravity_on_clamped_base(nx, ny, element="quad"):
