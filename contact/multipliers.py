@@ -81,12 +81,23 @@ shrinks, since s follows where the impact falls in the step (SDNV105 A with a re
   the immediate rule closes, so the landing takes at most 1 % of what it takes there. Meant for
   massless contact nodes: a node with mass loses 1/2 m v^2 when it is stopped, wherever the step
   is cut. ``free`` nodes of a trial (set by the integrator) stay open whatever their gap.
+
+Compiled loops
+--------------
+The status revision (:func:`revise_statuses`) and the equations (:func:`linearize_equations`) are
+plain Python loops over the slave nodes compiled by ``numba.njit(cache=True)`` (end of this module),
+as are the geometry and rows of :mod:`contact.zone`; geometries are cached per u (the last committed
+one and the last ROWS_KEPT iterates, compared value by value). On the small models users run most
+numpy's per-call overhead cost more than the arithmetic. The same code runs as Python under
+``NUMBA_DISABLE_JIT=1``; tests/test_contact_compiled.py checks both against the vectorised numpy forms.
 """
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
+import numba
 import numpy as np
 
 from fem.stage.phase import MultiplierLinearization
@@ -104,6 +115,8 @@ RELEASES = ("immediate", "located", "delayed")
 CLOSINGS = ("immediate", "located")
 #: geometries kept by MultiplierContact.rows besides the last committed state's: the last iterates
 ROWS_KEPT = 3
+#: the placeholder of an absent node mask (TrialContact.held / free is None) in the compiled loops
+NO_MASK = np.zeros(0, dtype=np.bool_)
 
 
 @dataclass
@@ -193,21 +206,18 @@ class MultiplierContact:
         return self._rows_entry(u)[:3]
 
     def _rows_entry(self, u: np.ndarray):
-        """(geometry, normal rows, tangent rows, (interleaved rows, slip values)) at u, cached."""
-        for cached_u, cached in ([self._committed] if self._committed else []) + self._rows_cache:
-            if cached_u.shape == u.shape and np.array_equal(cached_u, u):
+        """(geometry, normal rows, tangent rows, (interleaved rows, gap with +inf where not finite))
+        at u, cached (the newest first; an equal u gives the same entry whichever matches)."""
+        for cached_u, cached in self._rows_cache + ([self._committed] if self._committed else []):
+            if cached_u.shape == u.shape and same_vector(cached_u, u):
                 return cached
         geo = self.zone.geometry(self.points, u)
         dofs, wn, wt = geo.local_rows()
         n = u.size
-        # interleaved (normal, tangent) rows, and normal rows in the tangent positions (slip)
         ns, m = wn.shape
-        G = np.empty((2 * ns, m))
-        G[0::2], G[1::2] = wn, wt
-        G_slip = np.zeros((2 * ns, m))
-        G_slip[1::2] = wn
-        entry = (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n),
-                 (SparseRows(np.repeat(dofs, 2, axis=0), G, n), G_slip))
+        dofs2, G, gap = np.empty((2 * ns, m), dtype=np.int64), np.empty((2 * ns, m)), np.empty(ns)
+        interleave_rows(dofs, wn, wt, geo.gap, dofs2, G, gap)  # (normal, tangent) rows per node
+        entry = (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n), (SparseRows(dofs2, G, n), gap))
         self._rows_cache = [(u.copy(), entry)] + self._rows_cache[:ROWS_KEPT - 1]
         return entry
 
@@ -216,9 +226,10 @@ class MultiplierContact:
         (slip increment ds [m]), the rows (normal, tangent) and the factor of the derivative rows
         with respect to the unknown of the Newton system (1: the unknown is u). Subclasses change
         the level."""
-        geo, Gn, Gt = self.rows(u)
-        gap = np.where(np.isfinite(geo.gap), geo.gap, np.inf)
-        return geo, gap, Gt @ (u - trial.u0), (Gn, Gt), 1.0
+        geo, Gn, Gt, (_, gap) = self._rows_entry(u)
+        ds = np.empty(gap.size)
+        row_increments(Gt.columns, Gt.values, u, trial.u0, ds)
+        return geo, gap.copy(), ds, (Gn, Gt), 1.0
 
     # ------------------------------------------------------------------ MultiplierTerm protocol
     @property
@@ -274,70 +285,28 @@ class MultiplierContact:
         sticks. This memory keeps the slip direction from flip-flopping between iterations.
         """
         geo, gap, ds, _, _ = self.measures(trial, u, v)
-        rn, rt = trial.lam[0::2], trial.lam[1::2]
-        old, f_old = trial.status, trial.direction
-        mu = self.friction
-        augmented = self.method == "augmented"
-        closing = old == OPEN
-        if augmented:
-            rn_aug, rt_aug = rn - self.rho_n * gap, rt - self.rho_t * ds
-            # a closed node stays closed at R~_N = 0 (touching, no force yet: a body laid on another)
-            closed = (rn_aug > 0) | ((old != OPEN) & (rn_aug >= 0))
-        else:
-            closed = np.where(closing, gap < -self.gap_tolerance, rn >= 0)
-            rn_aug = np.where(closing, -self.rho_n * gap, rn)
-            rt_aug = np.where(closing, -self.rho_t * ds, rt)
-        if trial.held is not None:
-            closed = closed | trial.held
-        if trial.free is not None:
-            closed = closed & ~trial.free
-        if mu == 0:
-            new, direction = np.where(closed, SLIP, OPEN), np.zeros(old.size)
-        else:
-            over = np.abs(rt_aug) > mu * np.maximum(rn_aug, 0.0) * (1 + 1e-10)
-            f_new = np.sign(rt_aug)
-            # a frictionless "slip" (no direction yet, e.g. after a mu = 0 phase) is decided afresh
-            slipping = (old == SLIP) & (f_old != 0)
-            reverses = ds * f_old > 0
-            if augmented:
-                stays_slip = slipping & ~(reverses | (f_new != f_old)) & over
-            else:
-                stays_slip = slipping & ~reverses
-            new = np.where(closed, np.where(np.where(slipping, stays_slip, over), SLIP, STICK), OPEN)
-            direction = np.where(new == SLIP, np.where(slipping, f_old, f_new), 0.0)
-        changed = np.flatnonzero(new != old)
+        n = gap.size
+        new, direction, changed = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
+        count = revise_statuses(trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
+                                trial.held is not None, _mask(trial.free), trial.free is not None, self.friction,
+                                self.rho_n, self.rho_t, self.gap_tolerance, self.method == "augmented",
+                                trial.changes, new, direction, changed)  # the rules above, node by node
         trial.status, trial.direction = new, direction
-        trial.changes[changed] += 1
-        return changed
+        return changed[:count]
 
     def linearize(self, trial: TrialContact, u: np.ndarray, v: np.ndarray) -> MultiplierLinearization:
+        """The equations of the statuses (module docstring's table; g = 0 where not finite) at the
+        trial: residuals, their derivatives d/d(unknown) = rows of Gn (closed, rho_n), Gt (stick,
+        rho_t) and mu f rho_n Gn (slip, tangent equation) times the row factor, and 2 x 2 blocks
+        d/dlam. The slip cap mu (R_N - rho_n g) is never negative: a node held closed under traction
+        (release "located" or "delayed") has no friction force (:func:`linearize_equations`)."""
         geo, gap, ds, (Gn, Gt), row_factor = self.measures(trial, u, v)
-        ns = self.zone.size
-        G, G_slip = self._rows_entry(u)[3]
-        rn, rt = trial.lam[0::2], trial.lam[1::2]
-        st, f, mu = trial.status, trial.direction, self.friction
-        gap = np.where(np.isfinite(gap), gap, 0.0)
-        closed, stick, slip = st != OPEN, st == STICK, st == SLIP
-        res_n = np.where(closed, self.rho_n * gap, rn)
-        # the slip cap mu (R_N - rho_n g) is never negative: a node held closed under traction
-        # (release "located" or "delayed") has no friction force
-        cap_on = slip if trial.held is None else slip & ~(trial.held & ((rn - self.rho_n * gap) <= 0))
-        res_t = np.where(stick, self.rho_t * ds, np.where(cap_on, rt - mu * f * (rn - self.rho_n * gap), rt))
-        # d/d(unknown): rows of Gn (closed), Gt (stick), mu f rho_n Gn (slip), times row_factor
-        on_rows = np.empty(2 * ns)
-        on_rows[0::2] = np.where(closed, self.rho_n, 0.0)
-        on_rows[1::2] = np.where(stick, self.rho_t, 0.0)
-        slip_rows = np.zeros(2 * ns)
-        slip_rows[1::2] = np.where(cap_on, mu * f * self.rho_n, 0.0)
-        Du = G.with_values((on_rows * row_factor)[:, None] * G.values + (slip_rows * row_factor)[:, None] * G_slip)
-        # d/dlam: 2 x 2 blocks [[d res_n/d rn, 0], [d res_t/d rn, d res_t/d rt]]
-        Dl = np.zeros((ns, 2, 2))
-        Dl[:, 0, 0] = np.where(closed, 0.0, 1.0)
-        Dl[:, 1, 0] = np.where(cap_on, -mu * f, 0.0)
-        Dl[:, 1, 1] = np.where(stick, 0.0, 1.0)
-        residual = np.empty(2 * ns)
-        residual[0::2], residual[1::2] = res_n, res_t
-        return MultiplierLinearization(G, residual, Du, Dl)
+        G = self._rows_entry(u)[3][0]
+        residual, Du, Dl = np.empty(G.values.shape[0]), np.empty(G.values.shape), np.empty((gap.size, 2, 2))
+        linearize_equations(trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
+                            trial.held is not None, self.friction, self.rho_n, self.rho_t, float(row_factor),
+                            G.values, residual, Du, Dl)
+        return MultiplierLinearization(G, residual, G.with_values(Du), Dl)
 
     def trial_work(self, trial: TrialContact, u: np.ndarray) -> StepWork:
         """Energy the contact would take over the step if the trial at u were committed [J] (what
@@ -386,3 +355,188 @@ class MultiplierContact:
             raise RuntimeError("contact state is not available before the first phase starts")
         return self._state
 
+
+def _mask(mask) -> np.ndarray:
+    """A trial's node mask (held, free) as the compiled loops take it: bool, NO_MASK when absent."""
+    if mask is None:
+        return NO_MASK
+    return mask if mask.dtype == np.bool_ else np.asarray(mask, dtype=np.bool_)
+
+
+# ------------------------------------------------------------------------------------ compiled loops
+# They fill arrays the caller allocates and return nothing or a number: a tuple of arrays boxed by
+# numba on return meets a signal handler that raised (fem.time.interrupt) as "SystemError: ...
+# returned a result with an exception set", where a run must stop cleanly.
+@numba.njit(cache=True, error_model="numpy")
+def sign(x):
+    """np.sign: +-1, 0 at 0, NaN kept."""
+    if x > 0.0:
+        return 1.0
+    if x < 0.0:
+        return -1.0
+    if x == 0.0:
+        return 0.0
+    return x
+
+
+@numba.njit(cache=True, error_model="numpy")
+def interleave_rows(dofs, wn, wt, gap, dofs2, G, gap_inf):
+    """Fills the rows of the multiplier unknowns (R_N, R_T) of each node, interleaved: dofs2
+    (2 n_s, m) and G (2 n_s, m), the normal row of node i at 2 i, its tangent row at 2 i + 1; and the
+    normal measure of the geometry gap_inf (n_s,), the gap with +inf where it is not finite (unpaired)."""
+    ns, m = wn.shape
+    for i in range(ns):
+        for k in range(m):
+            dofs2[2 * i, k] = dofs[i, k]
+            dofs2[2 * i + 1, k] = dofs[i, k]
+            G[2 * i, k] = wn[i, k]
+            G[2 * i + 1, k] = wt[i, k]
+        gap_inf[i] = gap[i] if math.isfinite(gap[i]) else np.inf
+
+
+@numba.njit(cache=True, error_model="numpy")
+def row_increments(dofs, values, u, u0, out):
+    """out[r] = sum_k values[r, k] (u - u0)[dofs[r, k]]: the slip increment ds = Gt (u - u0),
+    summed in the order numpy's einsum (:class:`fem.model.sparsity.SparseRows`) takes on two SIMD
+    lanes, the even and the odd terms apart, then together: there, the same bits as the product."""
+    n, m = values.shape
+    for r in range(n):
+        even, odd = 0.0, 0.0
+        for k in range(0, m, 2):
+            c = dofs[r, k]
+            even += values[r, k] * (u[c] - u0[c])
+        for k in range(1, m, 2):
+            c = dofs[r, k]
+            odd += values[r, k] * (u[c] - u0[c])
+        out[r] = even + odd
+
+
+@numba.njit(cache=True, error_model="numpy")
+def same_vector(a, b):
+    """a == b entry by entry (np.array_equal of two vectors of the same size)."""
+    for i in range(a.size):
+        if a[i] != b[i]:
+            return False
+    return True
+
+
+@numba.njit(cache=True, error_model="numpy")
+def revise_statuses(old, f_old, lam, gap, ds, held, has_held, free, has_free, mu, rho_n, rho_t,
+                    gap_tolerance, augmented, changes, new, direction, changed):
+    """New statuses and friction directions (:meth:`MultiplierContact.update`) from the old ones,
+    the multipliers lam = (R_N, R_T) interleaved, the gap g (+inf unpaired) and the slip increment
+    ds. Fills ``new`` and ``direction`` (n_s,), counts the changes in ``changes``, writes the indices
+    of the nodes that changed at the start of ``changed`` (n_s,) and returns how many changed.
+
+    Normal status: "augmented" closed when R~_N = R_N - rho_n g > 0 (or >= 0 for a closed node);
+    "lagrange" an open node closes when g < -gap_tolerance, a closed one opens when R_N < 0, with
+    R~_N, R~_T the multipliers of a closed node and the trial forces -rho_n g, -rho_t ds of an open
+    one. ``held`` nodes stay closed, ``free`` ones open. mu = 0: closed nodes slip, direction 0.
+    Otherwise over = |R~_T| > mu max(R~_N, 0) (1 + 1e-10); a slipping node (SLIP with a direction
+    f != 0) keeps slipping along f unless its slip reverses (ds f > 0; "augmented" also when
+    sign(R~_T) != f or not over); any other closed node slips along sign(R~_T) when over, else sticks.
+    """
+    n = old.size
+    n_changed = 0
+    for i in range(n):
+        rn, rt = lam[2 * i], lam[2 * i + 1]
+        g, s = gap[i], ds[i]
+        if augmented:
+            rn_aug, rt_aug = rn - rho_n * g, rt - rho_t * s
+            # a closed node stays closed at R~_N = 0 (touching, no force yet: a body laid on another)
+            closed = rn_aug > 0 or (old[i] != OPEN and rn_aug >= 0)
+        elif old[i] == OPEN:
+            closed = g < -gap_tolerance
+            rn_aug, rt_aug = -rho_n * g, -rho_t * s
+        else:
+            closed = rn >= 0
+            rn_aug, rt_aug = rn, rt
+        if has_held and held[i]:
+            closed = True
+        if has_free and free[i]:
+            closed = False
+        status, f = OPEN, 0.0
+        if closed and mu == 0:
+            status = SLIP
+        elif closed:
+            cap = rn_aug if (rn_aug > 0.0 or rn_aug != rn_aug) else 0.0  # np.maximum(R~_N, 0)
+            over = abs(rt_aug) > mu * cap * (1 + 1e-10)
+            f_new = sign(rt_aug)
+            # a frictionless "slip" (no direction yet, e.g. after a mu = 0 phase) is decided afresh
+            slipping = old[i] == SLIP and f_old[i] != 0
+            reverses = s * f_old[i] > 0
+            if not slipping:
+                slips = over
+            elif augmented:
+                slips = not (reverses or f_new != f_old[i]) and over
+            else:
+                slips = not reverses
+            if slips:
+                status, f = SLIP, (f_old[i] if slipping else f_new)
+            else:
+                status = STICK
+        new[i], direction[i] = status, f
+        if status != old[i]:
+            changes[i] += 1
+            changed[n_changed] = i
+            n_changed += 1
+    return n_changed
+
+
+@numba.njit(cache=True, error_model="numpy")
+def linearize_equations(status, f, lam, gap, ds, held, has_held, mu, rho_n, rho_t, row_factor, G, residual, Du, Dl):
+    """The node equations (the table of the module docstring) and their derivatives, with g = 0
+    where the gap is not finite. Residuals (interleaved, 2 n_s): open R_N, R_T; stick rho_n g,
+    rho_t ds; slip rho_n g, R_T - mu f (R_N - rho_n g); a slipping node held closed under traction
+    (R_N - rho_n g <= 0) has no friction force (R_T). d/d(unknown) (2 n_s, m): the rows ``G``
+    (interleaved normal, tangent) times rho_n (closed), rho_t (stick), plus mu f rho_n times the
+    normal row in the tangent equation (slip), all times ``row_factor``. d/dlam: 2 x 2 blocks
+    [[d res_n/d R_N, 0], [d res_t/d R_N, d res_t/d R_T]]. Fills residual (2 n_s,), Du (the values of
+    d/d(unknown), 2 n_s x m) and Dl (n_s, 2, 2)."""
+    ns = status.size
+    m = G.shape[1]
+    for i in range(ns):
+        rn, rt = lam[2 * i], lam[2 * i + 1]
+        g = gap[i] if math.isfinite(gap[i]) else 0.0
+        closed, stick, slip = status[i] != OPEN, status[i] == STICK, status[i] == SLIP
+        # the slip cap mu (R_N - rho_n g) is never negative: a node held closed under traction
+        # (release "located" or "delayed") has no friction force
+        cap_on = slip and not (has_held and held[i] and (rn - rho_n * g) <= 0)
+        residual[2 * i] = rho_n * g if closed else rn
+        if stick:
+            residual[2 * i + 1] = rho_t * ds[i]
+        elif cap_on:
+            residual[2 * i + 1] = rt - mu * f[i] * (rn - rho_n * g)
+        else:
+            residual[2 * i + 1] = rt
+        on_n = (rho_n if closed else 0.0) * row_factor
+        on_t = (rho_t if stick else 0.0) * row_factor
+        on_slip = (mu * f[i] * rho_n if cap_on else 0.0) * row_factor
+        for k in range(m):
+            Du[2 * i, k] = on_n * G[2 * i, k]
+            Du[2 * i + 1, k] = on_t * G[2 * i + 1, k] + on_slip * G[2 * i, k]
+        Dl[i, 0, 0] = 0.0 if closed else 1.0
+        Dl[i, 0, 1] = 0.0
+        Dl[i, 1, 0] = -mu * f[i] if cap_on else 0.0
+        Dl[i, 1, 1] = 0.0 if stick else 1.0
+
+
+def _load_compiled_loops() -> None:
+    """Call each loop once on two nodes, in the types of a run, when contact.multipliers is imported
+    (numba loads it from its cache, or compiles it once per checkout): not at a run's first step
+    (contact.zone._load_compiled_loops says why)."""
+    dofs, values, u = np.zeros((2, 2), dtype=np.int64), np.ones((2, 2)), np.zeros(2)
+    gap, lam, status = np.array([0.0, np.inf]), np.zeros(4), np.array([OPEN, SLIP])
+    dofs2, G, gap_inf, ds = np.empty((4, 2), dtype=np.int64), np.empty((4, 2)), np.empty(2), np.empty(2)
+    interleave_rows(dofs, values, values, gap, dofs2, G, gap_inf)
+    row_increments(dofs, values, u, u, ds)
+    same_vector(u, u)
+    for held in (NO_MASK, np.ones(2, dtype=np.bool_)):
+        revise_statuses(status, np.ones(2), lam, gap_inf, ds, held, held.size > 0, held, held.size > 0, 0.3, 1.0,
+                        1.0, 0.0, True, np.zeros(2, dtype=np.int64), np.empty(2, dtype=np.int64), np.empty(2),
+                        np.empty(2, dtype=np.int64))
+        linearize_equations(status, np.ones(2), lam, gap_inf, ds, held, held.size > 0, 0.3, 1.0, 1.0, 1.0, G,
+                            np.empty(4), np.empty((4, 2)), np.empty((2, 2, 2)))
+
+
+_load_compiled_loops()

@@ -16,18 +16,28 @@ Conventions (Code_Aster DEFI_CONTACT, master normal)
 Rows: ``normal_rows`` (n_s, n_dofs) = dg/du and ``tangent_rows`` = d(ds)/du, with the master normal
 held fixed over the linearisation (flat or gently curved masters; the geometry itself is updated
 at every Newton iteration).
+
+Compiled loops
+--------------
+The pairing, the measures and the rows are computed by plain Python loops over the slave nodes
+compiled by ``numba.njit(cache=True)`` (end of this module): on the small zones users run most (2 to
+40 slave nodes) numpy's per-call overhead cost more than the arithmetic. The same code runs as
+Python under ``NUMBA_DISABLE_JIT=1`` (tests/test_contact_compiled.py runs it both ways against the
+vectorised numpy forms), and evaluates each value with the operations, in the order, of the
+vectorised form (the same bits, but for the rigid plane's gap, whose dot product numpy's matrix
+product may fuse: its last bit), ``error_model="numpy"``: a division by zero gives inf or NaN.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
 from fem.mesh.mesh import Mesh
 from fem.model.sparsity import SparseRows
-
-_XY = np.arange(2)
 
 
 class ContactError(ValueError):
@@ -80,14 +90,18 @@ class ContactGeometry:
 
     def local_rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Dofs (n_s, m) and values (n_s, m) of normal_rows and tangent_rows, node by node (m = 2 on
-        a rigid plane: the slave's x, y; m = 6 on master segments: slave, first and second master
-        node, x then y)."""
-        if self.master.size == 0 or self.master[0, 0] < 0:
-            return 2 * self.slave[:, None] + _XY, self.normal.copy(), self.tangent.copy()
-        nodes = np.column_stack([self.slave, self.master])  # (n_s, 3): slave, first, second master node
-        dofs = (2 * nodes[:, :, None] + _XY).reshape(-1, 6)
-        w = np.column_stack([np.ones_like(self.xi), self.xi - 1.0, -self.xi])[:, :, None]  # (n_s, 3, 1)
-        return dofs, (w * self.normal[:, None, :]).reshape(-1, 6), (w * self.tangent[:, None, :]).reshape(-1, 6)
+        a rigid plane: the slave's x, y, values n and t; m = 6 on master segments: slave, first and
+        second master node, x then y, values w n and w t with the weights (1, xi - 1, -xi):
+        :func:`segment_rows`)."""
+        plane = self.master.size == 0 or self.master[0, 0] < 0
+        m = 2 if plane else 6
+        ns = self.slave.size
+        dofs, wn, wt = np.empty((ns, m), dtype=np.int64), np.empty((ns, m)), np.empty((ns, m))
+        if plane:
+            plane_rows(self.slave, self.normal, self.tangent, dofs, wn, wt)
+        else:
+            segment_rows(self.slave, self.master, self.xi, self.normal, self.tangent, dofs, wn, wt)
+        return dofs, wn, wt
 
     def normal_rows(self, n_dofs: int) -> sp.csr_matrix:
         """dg/du, (n_s, n_dofs)."""
@@ -159,33 +173,30 @@ class ContactZone:
         return int(self.slave.size)
 
     def geometry(self, points: np.ndarray, u: np.ndarray) -> ContactGeometry:
-        """Pair and measure in the configuration x = X + u (points (n, 2), u (2 n,))."""
-        x = points + u.reshape(-1, 2)
-        xs = x[self.slave]
+        """Pair and measure in the configuration x = X + u (points (n, 2), u (2 n,)).
+
+        Rigid plane (point p, normal n): g = (x_s - p) . n + clearance, t = (-n_y, n_x), master -1,
+        xi 0. Master segments (a, b), d = b - a: each slave node pairs with the segment whose
+        closest point (at xi = (x_s - a) . d / |d|^2 clipped to [0, 1]) is nearest; on it t = d / |d|,
+        n = (t_y, -t_x), xi_b = xi clipped to [-extension, 1 + extension] and
+        g = (x_s - a - xi_b d) . n + clearance, g = +inf where xi != xi_b (projection beyond the
+        tolerated extension: unpaired). Compiled loops :func:`plane_geometry`,
+        :func:`segment_geometry`."""
+        points, u = np.asarray(points, dtype=float), np.asarray(u, dtype=float)
+        if points.ndim != 2 or points.shape[1] != 2 or u.shape != (points.size,):
+            raise ValueError(f"geometry needs points (n, 2) and u (2 n,), got {points.shape} and {u.shape}")
         ns = self.slave.size
+        gap, normal, tangent, xi = np.empty(ns), np.empty((ns, 2)), np.empty((ns, 2)), np.zeros(ns)
         if self.plane is not None:
-            n = np.broadcast_to(np.asarray(self.plane.normal), (ns, 2)).copy()
-            t = np.column_stack([-n[:, 1], n[:, 0]])  # n = (t_y, -t_x)
-            gap = (xs - np.asarray(self.plane.point)) @ np.asarray(self.plane.normal) + self.clearance
-            return ContactGeometry(self.slave, gap, n, t, np.full((ns, 2), -1), np.zeros(ns))
-        a, b = x[self.segments[:, 0]], x[self.segments[:, 1]]  # (n_m, 2)
-        d = b - a
-        dx, dy = d[:, 0], d[:, 1]
-        length2 = dx * dx + dy * dy
-        rx, ry = xs[:, 0, None] - a[:, 0], xs[:, 1, None] - a[:, 1]  # (n_s, n_m): slave - first node
-        xi = (rx * dx + ry * dy) / length2
-        clamped = np.clip(xi, 0.0, 1.0)
-        ox, oy = rx - clamped * dx, ry - clamped * dy  # slave - closest point of the segment
-        best = np.argmin(np.sqrt(ox * ox + oy * oy), axis=1)
-        xi_p = xi[np.arange(ns), best]
-        # unclamped projection on the chosen segment; beyond the surface's ends only up to `extension`
-        xi_b = np.clip(xi_p, -self.extension, 1.0 + self.extension)
-        db = d[best]
-        t = db / np.sqrt(length2[best])[:, None]
-        n = np.column_stack([t[:, 1], -t[:, 0]])
-        gap = ((xs - a[best] - xi_b[:, None] * db) * n).sum(axis=1) + self.clearance
-        gap[xi_p != xi_b] = np.inf  # projection beyond the tolerated extension
-        return ContactGeometry(self.slave, gap, n, t, self.segments[best], xi_b)
+            (px, py), (nx, ny) = self.plane.point, self.plane.normal
+            plane_geometry(points, u, self.slave, px, py, nx, ny, self.clearance, gap, normal, tangent)
+            return ContactGeometry(self.slave, gap, normal, tangent, np.full((ns, 2), -1), xi)
+        if self.segments.shape[0] == 0 and ns:
+            raise ContactError(f"master {self.master_name!r} of zone {self.slave_group!r} has no segment")
+        best = np.empty(ns, dtype=np.int64)
+        segment_geometry(points, u, self.slave, self.segments, self.extension, self.clearance, gap, normal, tangent,
+                         best, xi)
+        return ContactGeometry(self.slave, gap, normal, tangent, self.segments[best], xi)
 
 
 def contact_zone(mesh: Mesh, slave: str, master: str | RigidPlane, clearance: float = 0.0,
@@ -228,7 +239,7 @@ def contact_zone(mesh: Mesh, slave: str, master: str | RigidPlane, clearance: fl
         mlines = mesh.cells(master)
         if mlines.dim != 1:
             raise ContactError(f"master group {master!r} must be a line group, it holds {mlines.cell_type!r} cells")
-        segments = np.asarray(mlines.connectivity[:, :2])
+        segments = np.ascontiguousarray(mlines.connectivity[:, :2])
         if np.intersect1d(segments, slave_nodes).size:
             raise ContactError(f"slave group {slave!r} and master group {master!r} share nodes: "
                                "contact needs distinct nodes on the two bodies")
@@ -261,7 +272,7 @@ def node_zone(mesh: Mesh, group: str, master: str | RigidPlane, clearance: float
     nodes = np.unique(mesh.nodes(group))
     if isinstance(master, RigidPlane):
         return ContactZone(nodes, None, master, float(clearance), float(extension), group, "rigid plane")
-    segments = np.asarray(mesh.cells(master).connectivity[:, :2])
+    segments = np.ascontiguousarray(mesh.cells(master).connectivity[:, :2])
     if np.intersect1d(segments, nodes).size:
         raise ContactError(f"node group {group!r} and master group {master!r} share nodes")
     return ContactZone(nodes, segments, None, float(clearance), float(extension), group, master)
@@ -363,3 +374,127 @@ def zone_of(mesh: Mesh, slave: str, master: "str | RigidPlane | BiPlane", cleara
     if slave in mesh.cell_groups and mesh.cell_groups[slave].dim == 1:
         return contact_zone(mesh, slave, master, clearance)
     return node_zone(mesh, slave, master, clearance)
+
+
+# ------------------------------------------------------------------------------------ compiled loops
+# They fill arrays the caller allocates and return nothing: a tuple of arrays boxed by numba on return
+# meets a signal handler that raised (fem.time.interrupt) as "SystemError: ... returned a result with
+# an exception set", where a run must stop cleanly.
+@numba.njit(cache=True, error_model="numpy")
+def clip(x, low, high):
+    """x clipped to [low, high], NaN kept (np.clip)."""
+    if x < low:
+        return low
+    if x > high:
+        return high
+    return x
+
+
+@numba.njit(cache=True, error_model="numpy")
+def plane_geometry(points, u, slave, px, py, nx, ny, clearance, gap, normal, tangent):
+    """Slave nodes against the rigid plane through (px, py) of outward unit normal (nx, ny), in
+    x = X + u: fills gap g = (x_s - p) . n + clearance, normal n and tangent t = (-n_y, n_x) (so that
+    n = (t_y, -t_x)), (n_s,) and (n_s, 2)."""
+    for i in range(slave.size):
+        s = slave[i]
+        x = points[s, 0] + u[2 * s]
+        y = points[s, 1] + u[2 * s + 1]
+        gap[i] = ((x - px) * nx + (y - py) * ny) + clearance
+        normal[i, 0], normal[i, 1] = nx, ny
+        tangent[i, 0], tangent[i, 1] = -ny, nx
+
+
+@numba.njit(cache=True, error_model="numpy")
+def segment_geometry(points, u, slave, segments, extension, clearance, gap, normal, tangent, best, xi):
+    """Slave nodes against master segments (a, b) in x = X + u (node-to-segment).
+
+    Pairing: each slave node x_s goes with the segment whose closest point to it is nearest (the
+    first such segment on a tie; a degenerate segment, whose distance is NaN, wins as np.argmin
+    would have it), the closest point at xi = (x_s - a) . d / |d|^2 clipped to [0, 1], d = b - a.
+    Measures on that segment: xi_b = xi clipped to [-extension, 1 + extension] (TOLE_PROJ_EXT),
+    t = d / |d|, n = (t_y, -t_x), gap g = (x_s - a - xi_b d) . n + clearance, and g = +inf when the
+    projection falls beyond the extension (xi != xi_b: the node is unpaired).
+    Fills gap, normal, tangent, best (the index of the segment) and xi (xi_b)."""
+    ns, nm = slave.size, segments.shape[0]
+    ax, ay = np.empty(nm), np.empty(nm)
+    dx, dy, length2 = np.empty(nm), np.empty(nm), np.empty(nm)
+    for j in range(nm):
+        a, b = segments[j, 0], segments[j, 1]
+        ax[j] = points[a, 0] + u[2 * a]
+        ay[j] = points[a, 1] + u[2 * a + 1]
+        dx[j] = (points[b, 0] + u[2 * b]) - ax[j]
+        dy[j] = (points[b, 1] + u[2 * b + 1]) - ay[j]
+        length2[j] = dx[j] * dx[j] + dy[j] * dy[j]
+    for i in range(ns):
+        s = slave[i]
+        x = points[s, 0] + u[2 * s]
+        y = points[s, 1] + u[2 * s + 1]
+        k, nearest, xi_p = 0, np.inf, np.nan
+        for j in range(nm):
+            rx, ry = x - ax[j], y - ay[j]
+            xi_j = (rx * dx[j] + ry * dy[j]) / length2[j]
+            c = clip(xi_j, 0.0, 1.0)
+            ox, oy = rx - c * dx[j], ry - c * dy[j]  # slave - closest point of the segment
+            distance = math.sqrt(ox * ox + oy * oy)
+            if distance != distance:  # NaN: np.argmin takes the first one
+                k, xi_p = j, xi_j
+                break
+            if j == 0 or distance < nearest:
+                k, nearest, xi_p = j, distance, xi_j
+        best[i] = k
+        # unclamped projection on the chosen segment; beyond the surface's ends only up to `extension`
+        xi_b = clip(xi_p, -extension, 1.0 + extension)
+        length = math.sqrt(length2[k])
+        tx, ty = dx[k] / length, dy[k] / length
+        nx, ny = ty, -tx
+        g = ((x - ax[k]) - xi_b * dx[k]) * nx + ((y - ay[k]) - xi_b * dy[k]) * ny + clearance
+        gap[i] = g if xi_p == xi_b else np.inf  # projection beyond the tolerated extension: unpaired
+        normal[i, 0], normal[i, 1] = nx, ny
+        tangent[i, 0], tangent[i, 1] = tx, ty
+        xi[i] = xi_b
+
+
+@numba.njit(cache=True, error_model="numpy")
+def segment_rows(slave, master, xi, normal, tangent, dofs, wn, wt):
+    """Rows dg/du and d(ds)/du node by node on master segments: fills dofs (n_s, 6) of the slave, the
+    first and the second master node (x then y), and the values wn = w_k n, wt = w_k t with the
+    weights (w_slave, w_first, w_second) = (1, xi - 1, -xi)."""
+    for i in range(slave.size):
+        w_slave, w_first, w_second = 1.0, xi[i] - 1.0, -xi[i]
+        for c in range(2):
+            dofs[i, c] = 2 * slave[i] + c
+            dofs[i, 2 + c] = 2 * master[i, 0] + c
+            dofs[i, 4 + c] = 2 * master[i, 1] + c
+            wn[i, c], wt[i, c] = w_slave * normal[i, c], w_slave * tangent[i, c]
+            wn[i, 2 + c], wt[i, 2 + c] = w_first * normal[i, c], w_first * tangent[i, c]
+            wn[i, 4 + c], wt[i, 4 + c] = w_second * normal[i, c], w_second * tangent[i, c]
+
+
+@numba.njit(cache=True, error_model="numpy")
+def plane_rows(slave, normal, tangent, dofs, wn, wt):
+    """Rows on a rigid plane: fills dofs (n_s, 2) of the slave node and the values wn = n, wt = t."""
+    for i in range(slave.size):
+        for c in range(2):
+            dofs[i, c] = 2 * slave[i] + c
+            wn[i, c] = normal[i, c]
+            wt[i, c] = tangent[i, c]
+
+
+def _load_compiled_loops() -> None:
+    """Call each loop once on a small zone (two slave nodes, one master segment), in the types of a
+    run: numba loads it from its cache (or compiles it, once per checkout) when contact.zone is
+    imported, not at a run's first step. That first call into numba costs a process about 0.2 s,
+    and a run that is already "running" (fem.run.lifecycle) must reach its first step promptly: a
+    signal soon after the start reports the time reached (tests/test_sweep.py)."""
+    points = np.array([[0.0, 0.0], [1.0, 0.0], [0.2, 0.1], [0.7, -0.1]])
+    u, slave, segments = np.zeros(8), np.arange(2, 4), np.array([[1, 0]])
+    gap, normal, tangent, xi = np.empty(2), np.empty((2, 2)), np.empty((2, 2)), np.empty(2)
+    plane_geometry(points, u, slave, 0.0, 0.0, 0.0, 1.0, 0.0, gap, normal, tangent)
+    plane_rows(slave, normal, tangent, np.empty((2, 2), dtype=np.int64), np.empty((2, 2)), np.empty((2, 2)))
+    best = np.empty(2, dtype=np.int64)
+    segment_geometry(points, u, slave, segments, 0.5, 0.0, gap, normal, tangent, best, xi)
+    segment_rows(slave, segments[best], xi, normal, tangent, np.empty((2, 6), dtype=np.int64), np.empty((2, 6)),
+                 np.empty((2, 6)))
+
+
+_load_compiled_loops()
