@@ -347,8 +347,7 @@ class Model:
         pk2, cauchy = {}, {}
         for k, state in zip(self.kernels, self.evaluate(u)._states):  # tensors (2, 2, nq, ne)
             F = np.broadcast_to(np.eye(2)[:, :, None, None], state.S.shape) if state.F is None else state.F
-            detF = F[0, 0] * F[1, 1] - F[0, 1] * F[1, 0]
-            sigma = np.einsum("iIqe,IJqe,jJqe->ijqe", F, state.S, F) / detF
+            sigma = np.einsum("iIqe,IJqe,jJqe->ijqe", F, state.S, F) / jacobian(F)
             w = k.dvol / k.dvol.sum(axis=0)
             for group, cells in k.regions:
                 pk2[group] = np.einsum("kqe,qe->ek", _voigt_stress(state.S)[..., cells], w[:, cells])
@@ -406,12 +405,17 @@ class ForceEvaluation:
         for state in self._states:
             F = state.F
             if F is not None and F.size:
-                smallest = min(smallest, float(np.min(F[0, 0] * F[1, 1] - F[0, 1] * F[1, 0])))
+                smallest = min(smallest, float(np.min(jacobian(F))))
         return smallest
 
     def strain_energy(self) -> float:
         """Stored elastic energy at this state [J]."""
         return sum(continuum.strain_energy(k, state) for k, state in zip(self.model.kernels, self._states))
+
+
+def jacobian(F: np.ndarray) -> np.ndarray:
+    """J = det F of a deformation-gradient field (2, 2, ...): (...)."""
+    return F[0, 0] * F[1, 1] - F[0, 1] * F[1, 0]
 
 
 def _voigt_stress(T: np.ndarray) -> np.ndarray:
