@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from fem.io import output_folder
+from fem.io.markdown import md_row, md_table
 from cases.convergence_levels_common import Level, Plan
 from cases.convergence_measures_common import QUANTITIES, as_array
 
@@ -36,10 +37,10 @@ def _yes(v) -> str:
 def study_table(study: dict, levels: list[Level], rigid: dict | None) -> list[str]:
     n = len(study["impacts"])
     head = ["level", "dt [s]", "mesh", "status"] + [c for k in range(n) for c in (f"t{k + 1} [s]", f"KE{k + 1} [J]")]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines = md_table(head, [])
 
     def row(label, cells, dt="", mesh="", status=""):
-        lines.append("| " + " | ".join([label, dt, mesh, status, *cells]) + " |")
+        lines.append(md_row([label, dt, mesh, status, *cells]))
 
     for j, lv in enumerate(levels):
         cells = []
@@ -68,18 +69,17 @@ def study_table(study: dict, levels: list[Level], rigid: dict | None) -> list[st
 
 
 def energy_table(study: dict, levels: list[Level]) -> list[str]:
-    lines = ["| level | steps | wall [s] | KE max [J] | potential drop [J] | damping [J] | contact work [J] | "
-             "time scheme [J] | books error / drop | creates energy |", "|" + "---|" * 10]
+    rows = []
     for lv in levels:
         s = lv.summary or {}
         e, run = s.get("energy") or {}, s.get("run") or {}
         made = study["energy_created"][lv.name]
-        lines.append(f"| {lv.name} | {_num(run.get('steps'))} | {_num(run.get('wall_s'), 3)} | {_num(lv.ke_max)} | "
-                     f"{_num(e.get('potential_drop'))} | {_num(e.get('damping_dissipated'), 4)} | "
-                     f"{_num(e.get('contact_work'), 4)} | {_num(e.get('numerical_dissipation'), 4)} | "
-                     f"{_num(e.get('relative_error'), 3)} | {_created(made['created'])}"
-                     f"{' (' + '; '.join(made['reasons']) + ')' if made['created'] else ''} |")
-    return lines
+        rows.append((lv.name, _num(run.get("steps")), _num(run.get("wall_s"), 3), _num(lv.ke_max),
+                     _num(e.get("potential_drop")), _num(e.get("damping_dissipated"), 4), _num(e.get("contact_work"), 4),
+                     _num(e.get("numerical_dissipation"), 4), _num(e.get("relative_error"), 3),
+                     _created(made["created"]) + (" (" + "; ".join(made["reasons"]) + ")" if made["created"] else "")))
+    return md_table(["level", "steps", "wall [s]", "KE max [J]", "potential drop [J]", "damping [J]", "contact work [J]",
+                     "time scheme [J]", "books error / drop", "creates energy"], rows)
 
 
 def report(summary: dict, plan: Plan, time_study: dict | None, mesh_study: dict | None) -> str:

@@ -57,6 +57,7 @@ from cases import fragility_fit_common as fit
 from cases.shaking_table_summary_common import rigid_reference
 from fem import ranges
 from fem.io import output_folder
+from fem.io.markdown import md_table
 from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, check_resources,
                                command_line, execute, finite, prepare_output, require_all)
 from fem.studies import sweep
@@ -434,35 +435,33 @@ def _count(f: dict) -> str:
 
 def fit_lines(cfg: Config, fitted: dict) -> list[str]:
     """The fits as a table (theta [g], beta, their standard errors), an undetermined one's reason below it."""
-    lines = ["| measure | model | theta [g] | beta | se(ln theta) | se(beta) | exceeded of decided | fit |",
-             "|---|---|---|---|---|---|---|---|"]
-    notes = []
+    rows, notes = [], []
     for measure in MEASURES:
         for model, f in fitted[measure].items():
             if f["status"] == fit.FITTED:
-                lines.append(f"| {measure_title(cfg, measure)} | {model} | {f['theta']:.4g} | {f['beta']:.3g} | "
-                             f"{f['se_ln_theta']:.2g} | {f['se_beta']:.2g} | {_count(f)} | fitted |")
+                rows.append((measure_title(cfg, measure), model, f"{f['theta']:.4g}", f"{f['beta']:.3g}",
+                             f"{f['se_ln_theta']:.2g}", f"{f['se_beta']:.2g}", _count(f), "fitted"))
             else:
-                lines.append(f"| {measure_title(cfg, measure)} | {model} | – | – | – | – | {_count(f)} | "
-                             f"**{f['status']}** |")
+                rows.append((measure_title(cfg, measure), model, "–", "–", "–", "–", _count(f), f"**{f['status']}**"))
                 notes.append(f"* {measure}, {model}: {f['message']}.")
+    lines = md_table(["measure", "model", "theta [g]", "beta", "se(ln theta)", "se(beta)", "exceeded of decided", "fit"],
+                     rows)
     return lines + ([""] + notes if notes else [])
 
 
 def stripe_lines(cfg: Config, rows: list[dict]) -> list[str]:
     """Per PGA, the exceedances of each measure FE / rigid as k/n (n: the decided analyses)."""
     models = [m for m in MODELS if getattr(cfg, m)]
-    head = "| PGA [g] | " + " | ".join(f"{measure} {m}" for measure in MEASURES for m in models) + " |"
-    lines = [head, "|---" * (1 + len(MEASURES) * len(models)) + "|"]
+    stripes = []
     for pga in cfg.scales:
         at = [r for r in rows if r["pga_g"] == pga]
-        cells = []
+        cells = [f"{pga:g}"]
         for measure in MEASURES:
             for m in models:
                 decided = [r[f"{m}_{measure}"] for r in at if r[f"{m}_{measure}"] is not None]
                 cells.append(f"{sum(decided)}/{len(decided)}")
-        lines.append(f"| {pga:g} | " + " | ".join(cells) + " |")
-    return lines
+        stripes.append(cells)
+    return md_table(["PGA [g]", *(f"{measure} {m}" for measure in MEASURES for m in models)], stripes)
 
 
 def write_report(out: Path, cfg: Config, block: Block, summary: dict, rows: list[dict], fitted: dict,
@@ -481,8 +480,8 @@ def write_report(out: Path, cfg: Config, block: Block, summary: dict, rows: list
              f"scaled to the PGA (its peak after the baseline correction) and run to its end + 1 s. Rigid: "
              f"contact.references.rocking_base through cases/shaking_table_summary_common.rigid_reference "
              f"(no sliding); FE: cases/shaking_table.py" + (f" with `{' '.join(cfg.fixed)}`" if cfg.fixed else "")
-             + ".", "", "| record | file | run to [s] |", "|---|---|---|"]
-    lines += [f"| {tag} | {path} | {t_end:g} |" for tag, (path, t_end) in records.items()]
+             + ".", ""]
+    lines += md_table(["record", "file", "run to [s]"], [(tag, path, f"{t_end:g}") for tag, (path, t_end) in records.items()])
     lines += ["", "## Fragility fits", "", "P(PGA) = Phi(ln(PGA / theta) / beta), maximum likelihood on the "
               "binomial outcomes of the stripes (Baker 2015, multiple stripes); standard errors from the Fisher "
               "information. Undecided analyses (the verdict of a run that could not tell) and FE runs not complete "
@@ -493,10 +492,10 @@ def write_report(out: Path, cfg: Config, block: Block, summary: dict, rows: list
                       "whatever the record (and the FE block, nearly rigid, with it): its fragility is a step there, "
                       "beta = 0, and the fit can only bracket theta between the stripes around it."]
     lines += ["", "## Stripes (exceeded / decided)", ""] + stripe_lines(cfg, rows)
-    lines += ["", "## Checks", "", "| check | value | reference | passed |", "|---|---|---|---|"]
-    for c in r["checks"]:
-        verdict = {True: "yes", False: "no", None: "shown"}[c["passed"]]
-        lines.append(f"| {c['quantity']} | {c['value']} | {c['reference']} | {verdict} |")
+    lines += ["", "## Checks", ""]
+    lines += md_table(["check", "value", "reference", "passed"],
+                      [(c["quantity"], c["value"], c["reference"], {True: "yes", False: "no", None: "shown"}[c["passed"]])
+                       for c in r["checks"]])
     lines += ["", "Files: points.csv (a row a record x PGA), fragility.png" + (", fe/results.csv and fe/points/ (each "
                                                                              "FE run's folder)" if cfg.fe else "") + "."]
     output_folder.write_text(out / "report.md", "\n".join(lines) + "\n")

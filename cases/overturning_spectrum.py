@@ -52,6 +52,7 @@ from fem.constants import GRAVITY
 from contact.references import overturning as ov  # noqa: E402
 from contact.references.rocking import RigidBlock  # noqa: E402
 from fem.io import output_folder  # noqa: E402
+from fem.io.markdown import md_table  # noqa: E402
 from fem.studies import sweep  # noqa: E402
 from fem.time.interrupt import Interrupted  # noqa: E402
 from fem import ranges  # noqa: E402
@@ -389,10 +390,9 @@ def grid_text(cfg: Config, rows: list[dict], fe: bool) -> list[str]:
     """The modes as a table: amplitude ratios down (largest first), frequency ratios across; each
     cell rigid / FE (S survive, A after impacts, W without impact, - not complete, * not compared)."""
     by = {(r["amplitude_ratio"], r["frequency_ratio"]): r for r in rows}
-    head = "| a_p/(g tan α) \\ ω_p/p | " + " | ".join(f"{f:g}" for f in cfg.frequency_ratios) + " |"
-    lines = [head, "|---" * (len(cfg.frequency_ratios) + 1) + "|"]
+    grid_rows = []
     for a in sorted(cfg.amplitude_ratios, reverse=True):
-        cells = []
+        cells = [f"{a:g}"]
         for f in cfg.frequency_ratios:
             r = by[(a, f)]
             text = SHORT_NAMES[r["rigid_mode"]]
@@ -401,8 +401,8 @@ def grid_text(cfg: Config, rows: list[dict], fe: bool) -> list[str]:
                 if r["agree"] is False:
                     text = f"**{text}**"
             cells.append(text + ("" if r["compared"] else "*"))
-        lines.append(f"| {a:g} | " + " | ".join(cells) + " |")
-    return lines
+        grid_rows.append(cells)
+    return md_table(["a_p/(g tan α) \\ ω_p/p", *(f"{f:g}" for f in cfg.frequency_ratios)], grid_rows)
 
 
 def write_report(out: Path, cfg: Config, summary: dict, rows: list[dict], fe: bool) -> None:
@@ -416,9 +416,9 @@ def write_report(out: Path, cfg: Config, summary: dict, rows: list[dict], fe: bo
              "without impact, - FE run not complete; * the rigid block needs more friction than mu: not compared; "
              "bold: they differ).", ""]
     lines += grid_text(cfg, rows, fe)
-    lines += ["", "## Checks", "", "| check | value | reference | passed |", "|---|---|---|---|"]
-    for c in summary["checks"]:
-        lines.append(f"| {c['quantity']} | {c['value']} | {c['reference']} | {'yes' if c['passed'] else 'no'} |")
+    lines += ["", "## Checks", ""]
+    lines += md_table(["check", "value", "reference", "passed"],
+                      [(c["quantity"], c["value"], c["reference"], "yes" if c["passed"] else "no") for c in summary["checks"]])
     lines += ["", "Files: spectrum.csv, boundaries.csv, spectrum.png" + (", fe/results.csv and fe/points/ (each FE "
                                                                           "run's folder)" if fe else "") + "."]
     output_folder.write_text(out / "report.md", "\n".join(lines) + "\n")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fem.io import output_folder
+from fem.io.markdown import md_table
 from cases.sdnv105_config_common import Config
 from cases.sdnv105_round_off_common import decided_by_round_off
 
@@ -71,12 +72,11 @@ def _round_off_section(ensemble: dict | None) -> list[str]:
              f"{'; failed: ' + '; '.join(ensemble['failed']) if ensemble['failed'] else ''}; histories in "
              f"round_off/). A check whose runs disagree on the verdict is decided by the rounding of the arithmetic, "
              f"not by the model: "
-             f"{', '.join(ensemble['decided_by_round_off']) or 'none here'}.", "",
-             "| quantity | window | min | median | max | spread | runs within tol. |", "|---|---|---|---|---|---|---|"]
-    for r in ensemble["checks"]:
-        met = f"{r['met']}/{r['graded']}" if r["graded"] else "–"
-        lines.append(f"| {r['quantity']} | {r['window']} | {_fmt(r['min'])} | {_fmt(r['median'])} | {_fmt(r['max'])} "
-                     f"| {_fmt(r['spread'], 2)} | {met} |")
+             f"{', '.join(ensemble['decided_by_round_off']) or 'none here'}.", ""]
+    lines += md_table(["quantity", "window", "min", "median", "max", "spread", "runs within tol."],
+                      [(r["quantity"], r["window"], _fmt(r["min"]), _fmt(r["median"]), _fmt(r["max"]),
+                        _fmt(r["spread"], 2), f"{r['met']}/{r['graded']}" if r["graded"] else "–")
+                       for r in ensemble["checks"]])
     return lines
 
 
@@ -130,26 +130,27 @@ def write_report(out: Path, config: Config, summary: dict) -> Path:
                   "applies Code_Aster's own tolerance(s) of the test file. Tangential reactions and percussions "
                   "are given with Code_Aster's sign (force of the block on the table); the histories hold the "
                   "force of the table on the block.", ""]
-    lines += ["| quantity | window | this code | rigid | restit. | Code_Aster | error | error vs Code_Aster "
-              "| tolerance | within tol. |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    checks = []
     for c in summary.get("checks", []):
         verdict = _fmt(c["within_tolerance"]) if c["within_tolerance"] is not None else "–"
         note = f" ({c['note']})" if c.get("note") else ""
-        lines.append(f"| {c['quantity']} | {c['window']} | {_fmt(c['value'])} | {_fmt(c['reference_rigid'])} | "
-                     f"{_fmt(c['reference_restitution'])} | {_fmt(c['code_aster'])} | {_fmt(c['rel_error'], 3)} | "
-                     f"{_fmt(c['rel_error_code_aster'], 3)} | {_fmt(c['tolerance'])} {c['criterion'][:3].lower()} | "
-                     f"{verdict}{note} |")
+        checks.append((c["quantity"], c["window"], _fmt(c["value"]), _fmt(c["reference_rigid"]),
+                       _fmt(c["reference_restitution"]), _fmt(c["code_aster"]), _fmt(c["rel_error"], 3),
+                       _fmt(c["rel_error_code_aster"], 3), f"{_fmt(c['tolerance'])} {c['criterion'][:3].lower()}",
+                       f"{verdict}{note}"))
+    lines += md_table(["quantity", "window", "this code", "rigid", "restit.", "Code_Aster", "error",
+                       "error vs Code_Aster", "tolerance", "within tol."], checks)
     lines += _round_off_section(summary.get("round_off"))
-    lines += ["", "## Impacts", "", "| time [s] | corner | KE before [J] | KE after [J] |", "|---|---|---|---|"]
-    lines += [f"| {i['time']:.6f} | {i['corner']} | {i['ke_before']:.4f} | {i['ke_after']:.4f} |"
-              for i in summary.get("impacts", [])]
+    lines += ["", "## Impacts", ""]
+    lines += md_table(["time [s]", "corner", "KE before [J]", "KE after [J]"],
+                      [(f"{i['time']:.6f}", i["corner"], f"{i['ke_before']:.4f}", f"{i['ke_after']:.4f}")
+                       for i in summary.get("impacts", [])])
     rigid = summary.get("rigid_body")
     if rigid:
-        lines += ["", "## Rigid-body reference (event-driven, this geometry)", "",
-                  "| impact | time [s] | KE before [J] | KE after [J] |", "|---|---|---|---|"]
-        lines += [f"| {k + 1} | {t:.6f} | {kb:.4f} | {ka:.4f} |" for k, (t, kb, ka) in
-                  enumerate(zip(rigid["impact_times"], rigid["ke_before"], rigid["ke_after"]))]
+        lines += ["", "## Rigid-body reference (event-driven, this geometry)", ""]
+        lines += md_table(["impact", "time [s]", "KE before [J]", "KE after [J]"],
+                          [(k + 1, f"{t:.6f}", f"{kb:.4f}", f"{ka:.4f}") for k, (t, kb, ka) in
+                           enumerate(zip(rigid["impact_times"], rigid["ke_before"], rigid["ke_after"]))])
     e = summary.get("energy")
     if not e:  # stopped before the release
         output_folder.write_text(out / "report.md", "\n".join(lines))

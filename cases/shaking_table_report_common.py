@@ -8,12 +8,18 @@ from pathlib import Path
 from cases.shaking_table_config_common import G, Config
 from cases.shaking_table_summary_common import SLID, UPLIFT
 from fem.io import output_folder
+from fem.io.markdown import md_row, md_table
 from fem.problem.report import cell
 
 
 def _verdict(where: dict) -> str:
     """"yes", "no" or "undecided" (overturn_verdict), "–" without one."""
     return (where.get("overturn_verdict") or {}).get("verdict", "–")
+
+
+def _impacts(impacts: list[dict]) -> list[str]:
+    return md_table(["time [s]", "corner", "KE before [J]", "KE after [J]"],
+                    [(f"{i['time']:.6f}", i["corner"], f"{i['ke_before']:.4g}", f"{i['ke_after']:.4g}") for i in impacts])
 
 
 def write_report(out: Path, cfg: Config, summary: dict) -> None:
@@ -45,38 +51,35 @@ def write_report(out: Path, cfg: Config, summary: dict) -> None:
                   f"{rigid.get('reason') or 'mu is below the friction the rigid rocking needs'}"
                   f"{'' if rigid.get('max_friction_ratio') is None else ' (' + cell(rigid['max_friction_ratio'], 4) + ')'}.",
                   ""]
-    lines += ["| quantity | this code | rigid block |", "|---|---|---|"]
+    lines += md_table(["quantity", "this code", "rigid block"], [])
     for key, label in (("uplift_onset", "uplift onset (one corner alone) [s]"),
                        ("uplift_time", f"uplift time (corner {UPLIFT:g} m up) [s]"),
                        ("overturned", "overturned"), ("overturn_time", "overturn time [s]"),
                        ("max_friction_ratio", "max |R_T|/R_N")):
         if key == "overturned":
-            lines.append(f"| {label} | {_verdict(summary)} | {_verdict(rigid)} |")
+            lines.append(md_row([label, _verdict(summary), _verdict(rigid)]))
             continue
-        lines.append(f"| {label} | {cell(summary.get(key))} | {cell(rigid.get(key))} |")
+        lines.append(md_row([label, cell(summary.get(key)), cell(rigid.get(key))]))
     mr = summary.get("max_rotation") or []
     for k, value in enumerate(mr, start=1):
         label = "max rotation [rad]" if len(mr) == 1 else f"max rotation of block {k} [rad]"
-        lines.append(f"| {label} | {cell(value)} | {cell(rigid.get('max_rotation'))} |")
+        lines.append(md_row([label, cell(value), cell(rigid.get('max_rotation'))]))
     for k, (when, gap) in enumerate(zip(summary.get("joint_uplift_time", [])[1:], summary.get("max_joint_gap", [])[1:]),
                                     start=1):
-        lines.append(f"| joint {k}: uplift time [s], largest corner gap [m] | {cell(when)}, {cell(gap)} | (closed) |")
-    lines.append(f"| slid (a corner slipped > {SLID:g} m) | {cell(summary.get('slid'))} | (not modelled) |")
+        lines.append(md_row([f"joint {k}: uplift time [s], largest corner gap [m]", f"{cell(when)}, {cell(gap)}",
+                             "(closed)"]))
+    lines.append(md_row([f"slid (a corner slipped > {SLID:g} m)", cell(summary.get('slid')), "(not modelled)"]))
     for who, verdict in (("This run", summary.get("overturn_verdict")),
                          ("The rigid block", rigid.get("overturn_verdict"))):
         if verdict:
             lines += ["", f"{who}: overturned **{verdict['verdict']}**: {verdict['reason']}."]
-    lines += ["", "## Checks", "", "| check | this code | reference | tolerance | within |", "|---|---|---|---|---|"]
-    for c in summary.get("checks", []):
-        lines.append(f"| {c['quantity']} | {cell(c['value'])} | {cell(c['reference'])} | {cell(c['tolerance'])} | "
-                     f"{cell(c['within_tolerance'])} |")
-    lines += ["", "## Impacts", "", "| time [s] | corner | KE before [J] | KE after [J] |", "|---|---|---|---|"]
-    lines += [f"| {i['time']:.6f} | {i['corner']} | {i['ke_before']:.4g} | {i['ke_after']:.4g} |"
-              for i in summary.get("impacts", [])]
+    lines += ["", "## Checks", ""]
+    lines += md_table(["check", "this code", "reference", "tolerance", "within"],
+                      [(c["quantity"], cell(c["value"]), cell(c["reference"]), cell(c["tolerance"]),
+                        cell(c["within_tolerance"])) for c in summary.get("checks", [])])
+    lines += ["", "## Impacts", ""] + _impacts(summary.get("impacts", []))
     if rigid.get("impacts"):
-        lines += ["", "Rigid block:", "", "| time [s] | corner | KE before [J] | KE after [J] |", "|---|---|---|---|"]
-        lines += [f"| {i['time']:.6f} | {i['corner']} | {i['ke_before']:.4g} | {i['ke_after']:.4g} |"
-                  for i in rigid["impacts"]]
+        lines += ["", "Rigid block:", ""] + _impacts(rigid["impacts"])
     e = summary.get("energy")
     if e:
         lines += ["", f"Energy: the table put in {e['table_work']:.4g} J (largest {e['max_table_work']:.4g} J); "

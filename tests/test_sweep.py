@@ -213,9 +213,14 @@ class FakeClock:
         return self.now
 
 
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
 def bars(stream: io.StringIO) -> list[str]:
-    """The progress bar's states written on a terminal stream (each rewritten in place)."""
-    return [part.strip() for part in stream.getvalue().split("\r") if part.strip().startswith("sweep [")]
+    """The progress bar's states written on a terminal stream (each redrawn in place, rich's colour and
+    cursor codes left out): ``sweep ━━━━╺━━━ 2/6: 1 complete, ...``."""
+    return [part.strip() for part in re.split(r"[\r\n]", ANSI.sub("", stream.getvalue()))
+            if part.strip().startswith("sweep ")]
 
 
 def test_progress_lines_and_counts():
@@ -231,7 +236,8 @@ def test_progress_lines_and_counts():
                        {"complete": 1, "failed": 1})
     assert plain.getvalue() == ("[1/6] mu=0.3: complete, 4.0 s\n"
                                 "[2/6] mu=0.6: failed (--mu must be >= 0), 0.5 s\n")
-    assert bars(tty)[-1].startswith("sweep [########................] 2/6: 1 complete, 1 failed, 2 running, 2 waiting")
+    assert bars(tty)[-1].startswith("sweep ") and "2/6: 1 complete, 1 failed, 2 running, 2 waiting" in bars(tty)[-1]
+    assert "[2/6] mu=0.6: failed (--mu must be >= 0), 0.5 s\n" in ANSI.sub("", tty.getvalue())  # above the bar
     quiet = io.StringIO()
     sweep.SweepProgress(2, stream=quiet, quiet=True).point({"label": "x", "status": "complete", "message": None,
                                                            "wall_s": 1.0}, {"complete": 1})

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from fem.io import output_folder
+from fem.io.markdown import md_cell, md_table
 
 #: impacts listed in the report (all of them are in summary.json)
 LISTED_IMPACTS = 30
@@ -20,14 +21,12 @@ def cell(x, digits: int = 6) -> str:
         return "yes" if x else "no"
     if isinstance(x, float):
         return f"{x:.{digits}g}"
-    return str(x).replace("|", "\\|").replace("\n", " ")
+    return md_cell(x)
 
 
 def table(header: Sequence[str], rows: Sequence[Sequence]) -> list[str]:
-    """A Markdown table, every cell through :func:`cell`."""
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
-    return lines + [""]
+    """A Markdown table (fem.io.markdown), every cell through :func:`cell`, and an empty line."""
+    return md_table([cell(h) for h in header], [[cell(x) for x in row] for row in rows]) + [""]
 
 
 def _stage_line(stage) -> str:

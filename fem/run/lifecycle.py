@@ -40,7 +40,6 @@ import os
 import re
 import shlex
 import sys
-import time
 import traceback
 import warnings
 from dataclasses import dataclass
@@ -51,6 +50,7 @@ import numpy as np
 
 from fem.io import output_folder
 from fem.ranges import BadInput
+from fem.run.progress_line import ProgressLine
 
 from fem.time import progress
 from fem.stage.phase import ConvergenceError
@@ -283,59 +283,6 @@ def count_steps(spans: Sequence[tuple[float, float, float]]) -> float:
             n = (t1 - t0) / dt
             total += math.ceil(n - 1e-9) if math.isfinite(n) else math.inf  # dt 1e-320 overflows: inf
     return total
-
-
-# ----------------------------------------------------------------------------------- progress
-class ProgressLine:
-    """Progress of a run on stderr: case, phase, simulated time reached, steps, steps per second,
-    time left (from the simulated-time rate over the last ten seconds). Silent for the first
-    ``delay`` seconds; on a terminal one line rewritten in place four times a second, otherwise a
-    plain line every ``every`` seconds."""
-
-    def __init__(self, label: str, t_end: float | None, stream=None, delay: float = 2.0, every: float = 20.0):
-        self.label, self.t_end = label, t_end
-        self.stream = sys.stderr if stream is None else stream
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.delay, self.every = delay, (0.25 if self.tty else every)
-        self.start = self.last_print = time.monotonic()
-        self.steps = 0
-        self.samples: list[tuple[float, float]] = []
-        self.printed = False
-
-    def __call__(self, phase: str, t: float) -> None:
-        self.steps += 1
-        now = time.monotonic()
-        if now - self.start < self.delay or now - self.last_print < self.every:
-            return
-        self.samples = [s for s in self.samples if now - s[0] <= 10.0] + [(now, t)]
-        self.last_print = now
-        elapsed = now - self.start
-        text = f"{self.label}: {phase}, t = {t:.6g} s"
-        if self.t_end is not None:
-            text += f" of {self.t_end:g} s"
-        text += f", {self.steps} steps, {self.steps / elapsed:.0f} steps/s"
-        (w0, t0) = self.samples[0]
-        if self.t_end is not None and now > w0 and t > t0:
-            left = (self.t_end - t) / ((t - t0) / (now - w0))
-            text += f", about {left:.0f} s left"
-        try:
-            if self.tty:
-                self.stream.write("\r" + text[:160].ljust(100))
-            else:
-                self.stream.write(text + "\n")
-            self.stream.flush()
-            self.printed = True
-        except (OSError, ValueError):
-            pass  # a closed stderr must not stop the run
-
-    def close(self) -> None:
-        if self.tty and self.printed:
-            with_newline = "\r" + " " * 100 + "\r"
-            try:
-                self.stream.write(with_newline)
-                self.stream.flush()
-            except (OSError, ValueError):
-                pass
 
 
 # ----------------------------------------------------------------------------------- run lifecycle

@@ -197,16 +197,15 @@ def run_sweep(points: Sequence[Point], task, out: Path, client, *, progress: Swe
             _stop(sweep, stop, stop_file, client)
         except Interrupted:  # yet another signal: the table is written all the same (_stop), stop now
             pass
-        progress.close()
         stop.outcome = SweepOutcome.of(len(points), table.counts(), reused, table.path)
         raise
     finally:
+        progress.close()  # the bar ended on a terminal, whatever ended the sweep
         stop_file.unlink(missing_ok=True)
         try:
             client.unsubscribe_topic(TOPIC + session)
         except Exception:  # noqa: BLE001 (a client already closing)
             pass
-    progress.close()
     return SweepOutcome.of(len(points), table.counts(), reused, table.path)
 
 
