@@ -101,7 +101,7 @@ Outputs in --out (default results/bar_impact/<setup>; an earlier run's files are
 summary.json (fem.run.lifecycle header), history.csv (t, iterations, u_end and v_end of the node (0, 0),
 contact_stress, v_bar, penalty_energy, total_energy, energy_ratio, then the energy books of
 fem.io.recorder: ke, strain_energy, ..., energy_balance_error), report.md, and unless --no-paraview
-solution.pvd (about 200 archived steps).
+solution.xdmf (about 200 archived steps; ``--output-format pvd``: solution.pvd).
 
 Run::
 
@@ -130,12 +130,13 @@ from cases.bar_impact_checks_common import SAFE_RELEASE, checks, exact, measure
 from contact.laws import Augmented, Lagrange, MoreauJean, Penalty
 from contact.zone import RigidPlane
 from fem import ranges
+from fem.io.results import series_format
 from fem.io import output_folder
 from fem.time.dynamics import NewtonSettings, State, energy_report
 from fem.model.material import ElasticMaterial
 from fem.io.recorder import NodeProbe
 from fem.problem import Body, Pair, Problem, Release, Settings, Support, Uniform, assemble, run_stages
-from fem.run.lifecycle import (BadInput, CaseParser, Run, add_run_flags, check_resources, command_line, count_steps, estimate,
+from fem.run.lifecycle import (BadInput, CaseParser, Run, add_run_flags, add_series_flag, check_resources, command_line, count_steps, estimate,
                      execute, finite, prepare_output)
 from meshes.bar import bar_strip
 
@@ -198,6 +199,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="output folder (default results/bar_impact/<setup>); an earlier run's files are removed")
     p.add_argument("--no-paraview", action="store_true", help="do not write the ParaView series solution.pvd")
     add_run_flags(p)
+    add_series_flag(p)
     return p.parse_args(argv)
 
 
@@ -541,7 +543,7 @@ def _main(argv) -> int:
     text = print_report(cfg, summary, notes)
     output_folder.write_text(out / "report.md", text)
     summary = record.close()  # summary.json last
-    print(f"results: {out}/ (summary.json, history.csv, report.md{', solution.pvd' if cfg.paraview else ''})")
+    print(f"results: {out}/ (summary.json, history.csv, report.md{', solution.' + series_format() if cfg.paraview else ''})")
     return 0
 
 

@@ -38,7 +38,8 @@ from fem.problem import Preload, Settings, simulate  # noqa: E402
 from fem.problem.definition import load_mesh  # noqa: E402
 from fem.problem.physics import stage_end  # noqa: E402
 from fem.problem.simulate import ENERGY_LIMIT  # noqa: E402
-from fem.run.lifecycle import (EXIT_FAILED, EXIT_OK, BadInput, CaseParser, add_run_flags, check_resources,  # noqa: E402
+from fem.io.results import use_series_format  # noqa: E402
+from fem.run.lifecycle import (EXIT_FAILED, EXIT_OK, BadInput, CaseParser, add_run_flags, add_series_flag, check_resources,  # noqa: E402
                                count_steps, estimate, execute)
 from fem.studies import sweep  # noqa: E402
 
@@ -60,6 +61,7 @@ def parser() -> CaseParser:
     run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE",
                      help="change a key of the file (a TOML value; list entries by name or index), repeatable")
     add_run_flags(run)
+    add_series_flag(run)
     study = sub.add_parser("sweep", help="a parameter study of a problem file on Dask",
                            description=__doc__.split("\n\n")[3], formatter_class=p.formatter_class)
     study.add_argument("file", type=Path, help="the problem file (TOML)")
@@ -120,6 +122,8 @@ def run_estimate(pf: problem_file.ProblemFile, mesh):
 def run(a, command: str) -> int:
     pf = problem_file.load(a.file, overrides(a.overrides))
     out = a.out if a.out is not None else pf.out
+    if a.output_format is None:  # --output-format before the file's [output] format
+        use_series_format(pf.output_format)
     with pf.refusals():
         mesh = load_mesh(pf.problem.mesh)  # read once: simulate takes the Mesh
     check_resources(run_estimate(pf, mesh), force=a.force, what=f"{a.file}",

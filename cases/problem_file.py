@@ -80,6 +80,7 @@ its steps and the run's settings), every mistake refused on one line naming the 
     [scheme]                            # optional: HHT alpha (0), Moreau-Jean theta (0.55), alpha_fine: HHT alpha of
                                         # the fine event-driven steps (default: alpha)
     [output]                            # optional: out (results/<file stem>, from the current dir), paraview
+                                        # (false), format: "xdmf" (NAME.xdmf + NAME.h5) or "pvd" (a .vtu a step)
     [point_masses]                      # optional: node or line group = mass [kg] at each of its nodes
 
 Overrides ``("KEY.PATH", "VALUE")`` change the parsed file before anything is built: the value read as TOML

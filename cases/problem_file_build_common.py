@@ -27,6 +27,7 @@ from fem.problem import (BaseMotion, Body, CentralDifferences, EventSteps, Pair,
                          Support, Uniform, Windows)
 from fem.problem.definition import load_mesh
 from fem.problem.physics import check_stages
+from fem.io.results import SERIES_FORMATS
 from fem.ranges import BadInput
 from fem.stage.phase import NewtonSettings
 
@@ -480,12 +481,13 @@ def build(src: Source, data: dict) -> ProblemFile:
     alpha = num(src, scheme, ("scheme",), "alpha", 0.0, low=-1 / 3, high=0.0)
     theta = num(src, scheme, ("scheme",), "theta", 0.55, low=0.5, high=1.0)
     alpha_fine = num(src, scheme, ("scheme",), "alpha_fine", None, low=-1 / 3, high=0.0)
-    output = tab(src, data.get("output", {}), ("output",), ("out", "paraview"))
+    output = tab(src, data.get("output", {}), ("output",), ("out", "paraview", "format"))
     out = Path(text(src, output, ("output",), "out", str(Path("results") / src.path.stem)))
     paraview = _flag(src, output, ("output",), "paraview", False)
+    series = text(src, output, ("output",), "format", "xdmf", choices=SERIES_FORMATS)
     try:
         problem = Problem(folder / mesh, bodies, supports, pairs, gravity, mass, thickness, point_masses,
                           springs=springs)
     except (BadInput, ValueError) as err:
         raise translate(src, data, str(err)) from None
-    return ProblemFile(src.path, problem, stages, steps, alpha, theta, alpha_fine, out, paraview, data, src)
+    return ProblemFile(src.path, problem, stages, steps, alpha, theta, alpha_fine, out, paraview, data, src, series)

@@ -24,8 +24,9 @@ STAGE_KINDS = {"preload": Preload, "self_weight": SelfWeight, "base_motion": Bas
 class ProblemFile:
     """A problem file read and built: the :class:`fem.problem.Problem`, its stages and steps (one spec, or a
     mapping from stage names to specs), the scheme (``alpha``, ``theta``, ``alpha_fine``: the fine event-driven
-    steps' alpha, None: alpha), the output folder ``out`` and ``paraview``, and ``data``, the parsed TOML with
-    the overrides applied (JSON-able: what a run records as its parameters)."""
+    steps' alpha, None: alpha), the output folder ``out``, ``paraview`` and the series' format
+    ``output_format`` ("xdmf" or "pvd"), and ``data``, the parsed TOML with the overrides applied (JSON-able:
+    what a run records as its parameters)."""
 
     path: Path
     problem: Problem
@@ -38,6 +39,7 @@ class ProblemFile:
     paraview: bool
     data: dict
     source: Source = field(repr=False, compare=False)
+    output_format: str = "xdmf"
 
     def refusal(self, err: Exception, out_given: bool = False) -> BadInput:
         """The library's refusal ``err`` (``bodies.BRICK_1.group: ...``) in the file's terms (``stack.toml:

@@ -49,6 +49,7 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from fem.io.results import series_format
 from fem.time.march import march
 # prepare_output is looked up here, by _run_case (tests/test_input_ranges.py patches this module's)
 from fem.run.lifecycle import (EXIT_FAILED, BadInput, Run, check_resources, command_line, execute,
@@ -129,5 +130,5 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
         print(f"error: {books['message']} (status: complete; see energy in {config.out}/summary.json)",
               file=sys.stderr)
         return EXIT_FAILED
-    print(f"results: {config.out}/ (report.md, summary.json, history.csv, solution.pvd for ParaView)")
+    print(f"results: {config.out}/ (report.md, summary.json, history.csv, solution.{series_format()} for ParaView)")
     return 0

@@ -25,7 +25,7 @@ from fem import ranges
 from fem.time.dynamics import NewtonSettings
 from fem.model.material import ElasticMaterial
 from fem.mesh.read import read_mesh
-from fem.run.lifecycle import BadInput, CaseParser, add_run_flags, check_materials, finite, require_all
+from fem.run.lifecycle import BadInput, CaseParser, add_run_flags, add_series_flag, check_materials, finite, require_all
 
 
 G = GRAVITY
@@ -449,6 +449,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
                    help=f"output folder (default results/sdnv105{modeling}); an earlier run's files in it are "
                         f"removed first")
     add_run_flags(p)
+    add_series_flag(p)
     a = p.parse_args(argv)
     config = Config(modeling=modeling, width=a.width, height=a.height, tilt_angle=a.tilt_angle,
                     tilt_rule=a.tilt_rule, mu=a.mu,

@@ -23,7 +23,7 @@ Configuration: ``benchmark`` when the block and table parameters (--young, --poi
 meshes/sdnv105_quad4.msh) are SDNV105's, whatever the time step, HHT alpha, end time or kinematics;
 else ``custom``, in which Code_Aster's value is neither shown nor graded.
 
-Outputs in --out: history.csv (DY(C1), reactions, energies per step), solution.pvd (ParaView),
+Outputs in --out: history.csv (DY(C1), reactions, energies per step), solution.xdmf (ParaView),
 summary.json (fem.run.lifecycle: status, configuration, command, version, parameters; then the values and
 checks), and a plot preload.png.
 
@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from fem import ranges
+from fem.io.results import series_format
 from fem.constants import GRAVITY
 from fem.io import output_folder
 from fem.io.recorder import NodeProbe
@@ -57,7 +58,7 @@ from fem.mesh.read import read_mesh
 from fem.model.material import ElasticMaterial
 from fem.problem import Body, Problem, SelfWeight, Support, Uniform, assemble
 from fem.problem.simulate import Settings, run_stages
-from fem.run.lifecycle import (BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources, command_line,
+from fem.run.lifecycle import (BadInput, CaseParser, Estimate, Run, add_run_flags, add_series_flag, check_resources, command_line,
                                estimate, execute, finite, prepare_output)
 from fem.stage.phase import NewtonSettings
 from meshes.generate import reference_mesh_path
@@ -94,6 +95,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--t-end", type=finite, default=T_END, help=f"end of the phase [s], after {T_START}")
     p.add_argument("--kinematics", choices=("total_lagrangian", "small_strain"), default="total_lagrangian")
     add_run_flags(p)
+    add_series_flag(p)
     return p.parse_args(argv)
 
 
@@ -276,7 +278,7 @@ def _main(argv) -> int:
     if not benchmark:
         print(f"custom configuration ({', '.join(changed)}): Code_Aster's value applies to the benchmark's "
               f"parameters only and is not compared")
-    print(f"results: {out}/solution.pvd (ParaView), history.csv, summary.json, preload.png")
+    print(f"results: {out}/solution.{series_format()} (ParaView), history.csv, summary.json, preload.png")
     return 0
 
 

@@ -55,6 +55,7 @@ from cases.shaking_table_summary_common import ENERGY_LIMIT, summarize
 from cases.shaking_table_summary_common import CURVE_POINTS, OVERTURN_MARGIN, rigid_reference  # noqa: F401
 from contact.laws import Augmented, Lagrange, MoreauJean
 from contact.output import ContactRecorder
+from fem.io.results import series_format
 from fem.io.recorder import NodeProbe
 from fem.loads import base_motion as bm
 from fem.mesh.check import check_mesh
@@ -63,7 +64,7 @@ from fem.mesh.read import read_mesh
 from fem.problem import Assembled, BaseMotion, Body, Pair, Preload, Problem, Support, assemble
 from fem.problem.observe import CornerRotation
 from fem.problem.simulate import Settings, body_watch, run_stages
-from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, check_resources,
+from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, add_series_flag, check_resources,
                                command_line, count_steps, estimate, execute, finite, prepare_output)
 from fem.stage.phase import PREDICTORS, NewtonSettings, StepResult
 from fem.time.interrupt import Interrupted
@@ -135,6 +136,7 @@ def parse_args(argv=None) -> tuple[Config, object]:
     p.add_argument("--out", type=Path, default=d.out,
                    help="output folder (an earlier run's files in it are removed first)")
     add_run_flags(p)
+    add_series_flag(p)
     a = p.parse_args(argv)
     if a.modeling == "d" and a.dt_fine is not None:
         raise BadInput("--dt-fine: modeling d takes uniform steps of --dt")
@@ -474,7 +476,7 @@ def _main(argv) -> int:
         print(f"error: the energy books miss by {100 * books:.3g} % of the table's input (limit "
               f"{100 * ENERGY_LIMIT:g} %; status: complete; see energy in {config.out}/summary.json)", file=sys.stderr)
         return EXIT_FAILED
-    print(f"results: {config.out}/ (report.md, summary.json, history.csv, solution.pvd for ParaView)")
+    print(f"results: {config.out}/ (report.md, summary.json, history.csv, solution.{series_format()} for ParaView)")
     return 0
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from cases.shaking_table_config_common import G, Config
 from cases.shaking_table_summary_common import SLID, UPLIFT
+from fem.io.results import series_format
 from fem.io import output_folder
 from fem.io.markdown import md_row, md_table
 from fem.problem.report import cell
@@ -87,7 +88,8 @@ def write_report(out: Path, cfg: Config, summary: dict) -> None:
                       f"{e['friction_work']:.4g} J, time scheme {e['numerical_dissipation']:.4g} J; the books close "
                       f"to {e['max_abs_error']:.3g} J ({100 * e['relative_error']:.3g} %)."]
     lines += ["", "Files: history.csv (table a, v, d; rotation; corner gaps, reactions, slips; energies), "
-                  "solution.pvd and contact.pvd (ParaView, displacements relative to the table), rotation.png."]
+                  f"solution.{series_format()} and contact.{series_format()} (ParaView, displacements relative to the table), "
+                  "rotation.png."]
     output_folder.write_text(out / "report.md", "\n".join(lines) + "\n")
 
 

@@ -37,7 +37,7 @@ class ContactRecorder:
     nodes : node groups (one node each) whose quantities go to ``contact_history.csv`` as columns
         ``<quantity>_<group>`` (status 0 open / 1 stick / 2 slip, gap [m], rn, rt, rx, ry [N],
         slip [m]); default: none.
-    series : also write ``contact.pvd`` (every contact node as a point with its quantities,
+    series : also write ``contact.xdmf`` (or ``.pvd``, fem.io.results) (every contact node as a point with its quantities,
         displaced positions) on archived steps.
     history : write ``contact_history.csv``.
     """

@@ -16,7 +16,7 @@ from fem.mesh.read import read_mesh
 from fem.model.assembly import Model
 from fem.io.recorder import RunRecorder
 from fem.model.sparsity import SparseRows
-from fem.io.results import read_history, read_pvd
+from fem.io.results import read_history, read_series
 from meshes.generate import reference_mesh_path
 
 from helpers import GRAPHITE, grid_mesh
@@ -167,7 +167,7 @@ def test_oscillating_statuses_are_subdivided_then_reported(tmp_path):
     # every step before the failure is on disk
     h = read_history(tmp_path / "history.csv")
     np.testing.assert_allclose(h["t"], [0.0, 0.01, 0.02, 0.03])
-    assert len(read_pvd(tmp_path / "solution.pvd")) == 4
+    assert len(read_series(tmp_path / "solution.xdmf")) == 4
 
 
 def test_impulse_of_known_pulses():
@@ -201,11 +201,11 @@ def test_contact_recorder_writes_history_and_point_series(mesh, tmp_path):
     assert h["t"].tolist() == pytest.approx([0.0, 0.01, 0.02])
     assert h["status_O"][-1] == STICK and h["rn_O"][-1] > 0
     np.testing.assert_allclose(h["ry_O"][-1], h["rn_O"][-1])  # flat table: RY = RN
-    steps = read_pvd(tmp_path / "contact.pvd")
+    steps = read_series(tmp_path / "contact.xdmf")
     assert len(steps) == 3
     import meshio
 
-    pts = meshio.read(steps[-1][1])
+    pts = steps[-1][1]
     assert pts.points.shape == (5, 3)
     assert pts.point_data["rn"].sum() == pytest.approx(1450.0 * 9.81 * 0.288, rel=1e-8)
 

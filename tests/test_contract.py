@@ -64,7 +64,7 @@ from contact.references import rocking
 from fem.run import lifecycle as fem_run
 from fem.time.interrupt import Interrupted
 from fem.mesh.read import read_mesh
-from fem.io.results import read_history, read_pvd
+from fem.io.results import read_history, read_pvd, read_series
 from helpers import assert_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -262,9 +262,9 @@ _SDNV105_B_SPRINGS = ["--rigi-nor", "2e10", "--rigi-tan", "1e7", "--amor-nor", "
 # 85 % of the rigid drop; b: 35 %), which ends the run (sdnv105_common.CREATION_LIMIT_IMMEDIATE, 25 %,
 # CREATION_LIMIT, 1 %): 0.1 ms does not.
 _SDNV105_STEPS = ["--mu", "0.2", "--auto-steps", "--dt", "0.004", "--dt-fine", "1e-4", "--t-end", "0.062",
-                  "--archive-every", "50", "--quiet", "--force"]
+                  "--archive-every", "50", "--output-format", "pvd", "--quiet", "--force"]
 _SDNV105_D_STEPS = ["--mu", "0.2", "--theta", "0.6", "--dt", "5e-4",
-                    "--t-end", "0.003", "--archive-every", "50", "--quiet", "--force"]
+                    "--t-end", "0.003", "--archive-every", "50", "--output-format", "pvd", "--quiet", "--force"]
 SDNV105_RUN = {
     "sdnv105a": _SDNV105_BLOCK + _SDNV105_STEPS + ["--mass", "redistributed", "--contact-events", "immediate",
                                                   "--alpha", "-0.05"],
@@ -582,8 +582,10 @@ def check_sdnv105_run(result: Result) -> None:
     else:
         assert s["mass"]["kind"] == "consistent" and s["mass"]["massless_nodes"] == 0
     assert s["mass"]["block_mass"] == pytest.approx(RHO * 0.30 * 0.90, rel=1e-12)
-    # --archive-every 50: the 150 self-weight steps archived at steps 0, 50, 100, 150
+    # --archive-every 50: the 150 self-weight steps archived at steps 0, 50, 100, 150; --output-format pvd:
+    # a .pvd and one .vtu a step, no .xdmf
     assert len(read_pvd(result.folder / "selfweight.pvd")) == 150 // 50 + 1
+    assert not list(result.folder.glob("*.xdmf")) and not list(result.folder.glob("*.h5"))
     sw = result.history("selfweight_history.csv")
     # --rho, --young, --height: DY(C1) at the end of the self-weight phase (at rest) is the 1-D
     # column's -rho g (2l)^2 / (2E), plus for b the settlement of its centre spring (O1, under the
@@ -643,7 +645,8 @@ def check_sdnv105_interrupted(result: Result) -> None:
     """--no-paraview and --mesh on the interrupted benchmark run (the rest is asserted by the
     SIGINT test): no ParaView file; the mesh file given is read and recognised as the benchmark's."""
     s = result.summary()
-    assert not list(result.folder.glob("*.pvd")) and not set(p.name for p in result.folder.glob("*.vtu")) - set(USER_FILES)
+    assert not [p for p in result.folder.glob("*.*") if p.suffix in (".pvd", ".xdmf", ".h5")]
+    assert not set(p.name for p in result.folder.glob("*.vtu")) - set(USER_FILES)
     assert s["parameters"]["paraview"] is False and Path(s["parameters"]["mesh"]).is_file()
     assert s["configuration"] == "benchmark" and s["departures"] == []
 
@@ -1022,6 +1025,10 @@ def check_preload_custom(result: Result) -> None:
     assert Path(s["parameters"]["mesh"]).samefile(MESHES / "sdnv105_quad4.msh")
     t = result.history()["t"]
     assert t.size == 76 and t[-1] == pytest.approx(-0.825, abs=1e-12)  # --dt 0.015 over 1.125 s
+    # --output-format pvd: the series every 10th step and the last, a .pvd and one .vtu a step
+    np.testing.assert_allclose([f for f, _ in read_pvd(result.folder / "solution.pvd")], np.r_[t[::10], t[-1]],
+                               rtol=0, atol=1e-12)
+    assert not (result.folder / "solution.xdmf").exists()
     # --rho: at rest, the support carries the block's weight rho g (2b)(2l), to the case's 1e-8
     # (static equilibrium; the residual is Newton's)
     assert s["base_reaction_N"] == pytest.approx(rho * G_SDNV105 * 0.36 * 0.80, rel=1e-8)
@@ -1109,7 +1116,7 @@ FLAG_RUNS: list[FlagRun] = [
     FlagRun("sdnv105_preload", "custom", ("--mesh", str(MESHES / "sdnv105_quad4.msh"), "--young", "3e11", "--poisson",
                                           "0.25", "--rho", "2900", "--amor-alpha", "2e-4", "--table-amor-alpha", "1e-3",
                                           "--dt", "0.015", "--alpha", "-0.2", "--kinematics", "small_strain",
-                                          "--quiet"), check_preload_custom),
+                                          "--output-format", "pvd", "--quiet"), check_preload_custom),
 ]
 
 
@@ -1148,7 +1155,8 @@ def check_bar_wall_custom(result: Result) -> None:
     assert s["initial_energy"] == pytest.approx(0.5 * 4000 * 4e-4 * 0.1 * 50**2, rel=1e-12)
     assert s["max_energy_ratio"] > 1 + 1e-5
     assert abs(s["energy_books"]["numerical_dissipation"]) < 1e-9 * s["initial_energy"]
-    assert not list(result.folder.glob("*.pvd")) and not set(p.name for p in result.folder.glob("*.vtu")) - set(USER_FILES)
+    assert not [p for p in result.folder.glob("*.*") if p.suffix in (".pvd", ".xdmf", ".h5")]
+    assert not set(p.name for p in result.folder.glob("*.vtu")) - set(USER_FILES)
 
 
 def check_bar_periodic_hht(result: Result) -> None:
@@ -1204,7 +1212,7 @@ FLAG_RUNS += [
                                           "--no-paraview", "--quiet"), check_bar_wall_custom),
     FlagRun("bar_impact", "periodic-hht", ("--setup", "periodic", "--nx", "10", "--dt", "0.05", "--t-end", "3",
                                            "--mass", "lumped", "--scheme", "hht", "--alpha", "-0.3", "--poisson",
-                                           "0.25", "--quiet"), check_bar_periodic_hht),
+                                           "0.25", "--output-format", "pvd", "--quiet"), check_bar_periodic_hht),
     FlagRun("bar_impact", "theta", ("--method", "theta", "--nx", "10", "--t-end", "1e-4", "--no-paraview", "--quiet"),
             check_bar_theta),
     FlagRun("bar_impact", "penalty", ("--method", "penalty", "--nx", "10", "--t-end", "1e-4", "--no-paraview",

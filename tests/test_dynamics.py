@@ -138,7 +138,7 @@ def test_exhausted_subdivision_names_time_step_and_node():
 def test_steps_written_before_a_failure_are_kept(tmp_path):
     """A run that fails leaves every step recorded before the failure on disk."""
     from fem.io.recorder import RunRecorder
-    from fem.io.results import read_history, read_pvd
+    from fem.io.results import read_history, read_series
 
     mesh, model = _free_block()
     good = Phase("settle", 0.0, 0.03, 0.01, Newmark(), gravity=Gravity(), constraints=(
@@ -151,7 +151,7 @@ def test_steps_written_before_a_failure_are_kept(tmp_path):
                 rec.record(r)
     h = read_history(tmp_path / "history.csv")
     np.testing.assert_allclose(h["t"], [0.0, 0.01, 0.02, 0.03])
-    assert [t for t, _ in read_pvd(tmp_path / "solution.pvd")] == pytest.approx([0.0, 0.01, 0.02, 0.03])
+    assert [t for t, _ in read_series(tmp_path / "solution.xdmf")] == pytest.approx([0.0, 0.01, 0.02, 0.03])
 
 
 def test_mass_proportional_damping_decays_rigid_velocity():

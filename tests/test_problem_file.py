@@ -247,7 +247,8 @@ def test_the_line_of_each_key_in_both_layouts():
 def _parts(pf) -> dict:
     p = pf.problem
     return {"mesh": p.mesh, "mass": p.mass, "bodies": p.bodies, "supports": p.supports, "pairs": p.pairs,
-            "stages": pf.stages, "steps": pf.steps, "scheme": (pf.alpha, pf.theta), "output": (pf.out, pf.paraview)}
+            "stages": pf.stages, "steps": pf.steps, "scheme": (pf.alpha, pf.theta),
+            "output": (pf.out, pf.paraview, pf.output_format)}
 
 
 @pytest.mark.parametrize("key, value, path, expected, changed, check", [
@@ -276,6 +277,7 @@ def _parts(pf) -> dict:
     ("mass", '"lumped"', ("mass",), "lumped", {"mass"}, lambda pf, d: pf.problem.mass == "lumped"),
     ("scheme.alpha", "-0.05", ("scheme", "alpha"), -0.05, {"scheme"}, lambda pf, d: pf.alpha == -0.05),
     ("output.paraview", "true", ("output", "paraview"), True, {"output"}, lambda pf, d: pf.paraview is True),
+    ("output.format", '"pvd"', ("output", "format"), "pvd", {"output"}, lambda pf, d: pf.output_format == "pvd"),
 ])
 def test_each_override_form_changes_that_value_only(tmp_path, inputs, key, value, path, expected, changed, check):
     file = write(tmp_path, inputs)
@@ -376,6 +378,9 @@ MISTAKES = [  # id, edits of GOOD, the key, a marker of its line (None: no line)
      "stages[0].hold[0].components", "hold =", 'expected ["x"], ["y"] or ["x", "y"], got ["z"]'),
     ("self-weight hold key", [(PRELOAD, SELF_WEIGHT), ('group = "PLINTH_BOTTOM", ', 'grp = "PLINTH_BOTTOM", ')],
      "stages[0].hold[0].grp", "hold =", "unknown key (known: group, components)"),
+    ("output format", [("tolerance = 1e-6\n", 'tolerance = 1e-6\n\n[output]\nformat = "vtk"\n')], "output.format",
+     'format = "vtk"',
+     'expected one of "xdmf", "pvd", got "vtk"'),
     ("stage kind", [('kind = "preload"', 'kind = "self-weight"')], "stages[0].kind", "self-weight",
      'expected one of "preload", "self_weight", "base_motion", "tilt", "imposed_motion", "release", got "self-weight"'),
 ]

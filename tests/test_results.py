@@ -1,4 +1,5 @@
-"""Tests of fem.io.results: .vtu/.pvd time series for ParaView and CSV time histories."""
+"""Tests of fem.io.results: .vtu/.pvd time series for ParaView (format "pvd"; the XDMF series: tests/test_xdmf.py)
+and CSV time histories."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -67,7 +68,7 @@ def test_time_series_round_trip(tmp_path):
     us = [rng.standard_normal((mesh.n_nodes, 2)) for _ in TIMES]
     temps = [rng.standard_normal(mesh.n_nodes) for _ in TIMES]
     sig = [rng.standard_normal((2, 3)) for _ in TIMES]
-    with TimeSeriesWriter(tmp_path / "out", mesh) as w:
+    with TimeSeriesWriter(tmp_path / "out", mesh, output_format="pvd") as w:
         assert w.groups == ("BLOCK",)  # default: dimension-2 groups only
         for t, u, temp, s in zip(TIMES, us, temps, sig):
             w.write(t, point_data={"displacement": u, "T": temp},
@@ -101,7 +102,7 @@ def test_time_series_round_trip(tmp_path):
 
 def test_pvd_valid_after_every_step_without_close(tmp_path):
     mesh = two_quads()
-    w = TimeSeriesWriter(tmp_path, mesh, basename="crash")
+    w = TimeSeriesWriter(tmp_path, mesh, basename="crash", output_format="pvd")
     pvd = tmp_path / "crash.pvd"
     assert pvd_steps(pvd) == ([], [])  # valid, empty, before any step
     for k, t in enumerate(TIMES):
@@ -118,7 +119,7 @@ def test_pvd_valid_after_every_step_without_close(tmp_path):
 
 def test_close_and_write_after_close(tmp_path):
     mesh = two_quads()
-    w = TimeSeriesWriter(tmp_path, mesh)
+    w = TimeSeriesWriter(tmp_path, mesh, output_format="pvd")
     w.write(0.5)
     w.close()
     w.close()  # idempotent
@@ -131,7 +132,7 @@ def test_close_and_write_after_close(tmp_path):
 
 
 def test_time_must_increase(tmp_path):
-    with TimeSeriesWriter(tmp_path, two_quads()) as w:
+    with TimeSeriesWriter(tmp_path, two_quads(), output_format="pvd") as w:
         w.write(1.0)
         with pytest.raises(ValueError, match="strictly increasing"):
             w.write(1.0)
@@ -147,7 +148,7 @@ def test_time_must_increase(tmp_path):
 def test_two_surface_groups_quad_and_triangle6(tmp_path):
     mesh = quad_and_tria6()
     u = np.arange(2.0 * mesh.n_nodes).reshape(-1, 2)
-    with TimeSeriesWriter(tmp_path, mesh) as w:
+    with TimeSeriesWriter(tmp_path, mesh, output_format="pvd") as w:
         assert w.groups == ("BLOCK", "GROUN")
         w.write(0.25, point_data={"displacement": u},
                 cell_data={"eps": {"BLOCK": [1.5], "GROUN": [2.5]},
@@ -168,7 +169,7 @@ def test_two_surface_groups_quad_and_triangle6(tmp_path):
 
 def test_wrong_length_point_field(tmp_path):
     mesh = two_quads()
-    with TimeSeriesWriter(tmp_path, mesh) as w:
+    with TimeSeriesWriter(tmp_path, mesh, output_format="pvd") as w:
         with pytest.raises(ValueError, match=r"'velocity'.*\(7,\)"):
             w.write(0.0, point_data={"velocity": np.zeros((6, 2))})
         with pytest.raises(ValueError, match="'stress'"):
@@ -183,7 +184,7 @@ def test_point_set_round_trip(tmp_path):
     gap = np.array([0.0, 1e-6, -2e-7])
     rn = np.array([1.0e5, 0.0, 3.0e4])
     rt = np.array([[0.1, 0.2], [0.0, 0.0], [-0.3, 1 / 3]])
-    with PointSetSeriesWriter(tmp_path, "contact") as w:
+    with PointSetSeriesWriter(tmp_path, "contact", output_format="pvd") as w:
         w.write(0.0, pts, {"status": status, "gap": gap, "RN": rn, "RT": rt})
         w.write(2e-3, pts[:2] * 2, {"gap": gap[:2]})  # the set may change size
         w.write(3e-3, np.zeros((0, 2)), {"gap": np.zeros(0)})  # empty set: still a step

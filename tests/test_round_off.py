@@ -40,7 +40,7 @@ def _ensemble_rows(folder: Path, summary: dict) -> None:
     for j in [*range(-k, 0), *range(1, k + 1)]:
         run = folder / "round_off" / f"tilt_{j:+d}ulp"
         h = read_history(run / "history.csv")
-        assert h["t"].size > 1 and not (run / "solution.pvd").exists()  # histories, no ParaView
+        assert h["t"].size > 1 and not (run / "solution.xdmf").exists()  # histories, no ParaView
     checks = {(c["quantity"], c["window"]): c for c in summary["checks"]}
     assert [(r["quantity"], r["window"]) for r in ensemble["checks"]] == list(checks)
     for r in ensemble["checks"]:

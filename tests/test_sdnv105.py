@@ -17,7 +17,7 @@ import pytest
 
 from contact.references import rocking
 from fem.mesh.read import read_mesh
-from fem.io.results import read_pvd
+from fem.io.results import read_series
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
@@ -608,23 +608,23 @@ def test_a_late_peaks_depend_on_the_fine_step(run_a, tmp_path):
 # ParaView series against the histories
 # ------------------------------------------------------------------------------------------------
 def _rows_at(h: dict, times) -> np.ndarray:
-    """History rows of the given instants (exact: the .pvd and the CSV both hold the double)."""
+    """History rows of the given instants (exact: the .xdmf and the CSV both hold the double)."""
     rows = [np.flatnonzero(h["t"] == t) for t in times]
     assert all(r.size == 1 for r in rows), "a ParaView step at an instant the history does not hold"
     return np.array([int(r[0]) for r in rows])
 
 
 def test_paraview_series_are_the_histories_at_the_archived_steps(run_a):
-    """solution.pvd / contact.pvd of the release, selfweight.pvd and tilt.pvd: every step at an
+    """solution.xdmf / contact.xdmf of the release, selfweight.xdmf and tilt.xdmf: every step at an
     instant of its history; at some 25 archived steps (every 20th, and those of the first impact,
     0.0543-0.0547 s), the written displacements (DY at O and A, DX and DY at C1), velocities (VY at
-    O and A) and the contact points O and A of contact.pvd (status, gap, rn, rt, rx, ry, slip, at their
+    O and A) and the contact points O and A of contact.xdmf (status, gap, rn, rt, rx, ry, slip, at their
     current position X + u) equal the history's row bit for bit (both hold float64)."""
     out = Path(run_a["out"])
     mesh = read_mesh(ROOT / "meshes" / "sdnv105_quad4.msh")
     node = {name: mesh.node(name) for name in ("O", "A", "C1")}
     h = run_a["history"]
-    solution, contact = read_pvd(out / "solution.pvd"), read_pvd(out / "contact.pvd")
+    solution, contact = read_series(out / "solution.xdmf"), read_series(out / "contact.xdmf")
     times = [t for t, _ in solution]
     assert times == [t for t, _ in contact] and times[0] == 0.0 and times[-1] == pytest.approx(0.33)
     _rows_at(h, times)
@@ -632,7 +632,7 @@ def test_paraview_series_are_the_histories_at_the_archived_steps(run_a):
                     | {k for k, t in enumerate(times) if 0.0543 <= t <= 0.0547})
     statuses, loaded = set(), 0
     for k, row in zip(picked, _rows_at(h, [times[k] for k in picked])):
-        m, c = meshio.read(solution[k][1]), meshio.read(contact[k][1])
+        m, c = solution[k][1], contact[k][1]
         u, v = m.point_data["displacement"], m.point_data["velocity"]
         assert u[node["O"], 1] == h["dy_O"][row] and u[node["A"], 1] == h["dy_A"][row]
         assert (u[node["C1"], 0], u[node["C1"], 1]) == (h["dx_C1"][row], h["dy_C1"][row])
@@ -646,13 +646,25 @@ def test_paraview_series_are_the_histories_at_the_archived_steps(run_a):
         loaded += h["rn_A"][row] > 1e3
     assert {0, 1} <= statuses and loaded >= 3  # the premise: A open, and closed under load, among them
     for name, hist in (("selfweight", run_a["selfweight"]), ("tilt", run_a["tilt"])):
-        steps = read_pvd(out / f"{name}.pvd")
+        steps = read_series(out / f"{name}.xdmf")
         rows = _rows_at(hist, [t for t, _ in steps])
-        for (t, path), row in list(zip(steps, rows))[:: max(1, len(steps) // 5)]:
-            u = meshio.read(path).point_data["displacement"]
+        for (t, frame), row in list(zip(steps, rows))[:: max(1, len(steps) // 5)]:
+            u = frame.point_data["displacement"]
             assert (u[node["C1"], 0], u[node["C1"], 1]) == (hist["dx_C1"][row], hist["dy_C1"][row])
     for png in ("kinetic_energy.png", "uplift.png", "reactions.png"):
         assert (out / png).stat().st_size > 10_000
+
+
+def test_a_run_writes_a_fixed_set_of_files_whatever_its_steps(run_a):
+    """The benchmark's run (4,157 steps; 390 archived in the release's series) writes at most 20 files, none
+    named after a step: the series are NAME.xdmf + NAME.h5 (fem.io.xdmf), however many steps they hold."""
+    out = Path(run_a["out"])
+    names = sorted(p.name for p in out.iterdir() if p.is_file() and not p.name.startswith("."))
+    assert len(names) <= 20, names
+    assert not [n for n in names if re.search(r"_\d{6}\.", n)], names
+    for series in ("solution", "contact", "selfweight", "tilt"):
+        assert {f"{series}.xdmf", f"{series}.h5"} <= set(names)
+    assert len(read_series(out / "solution.xdmf")) > 10 * len(names)  # steps are not files
 
 
 # ------------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from contact.references import rocking
-from fem.io.results import read_history, read_pvd
+from fem.io.results import read_history, read_series
 from helpers import history_past, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,7 +151,7 @@ def test_short_benchmark_run_is_quiet_and_archives_every_phase_as_asked(tmp_path
     s = _summary(out)
     assert s["status"] == "complete" and s["configuration"] == "benchmark"
     # self-weight: 150 steps of 7.5e-3 s from -1.95 to -0.825 s: archived at 50, 100, 150 and the start
-    assert len(read_pvd(out / "selfweight.pvd")) == 4
+    assert len(read_series(out / "selfweight.xdmf")) == 4
     late = [c for c in s["checks"] if c["window"] == "t > 0.28"]
     assert late and all(c["value"] is None and c["within_tolerance"] is None for c in late)
 

@@ -30,7 +30,7 @@ from scipy.optimize import brentq
 
 from fem.loads import base_motion as bm
 from fem.mesh.read import read_mesh
-from fem.io.results import read_history, read_pvd
+from fem.io.results import read_history, read_series
 from helpers import assert_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,7 +142,8 @@ def check_short(result) -> None:
             direction="horizontal")
     assert s["modeling"] == "a" and s["mass"]["kind"] == "redistributed"
     # --no-paraview: no ParaView file at all; the default block runs on the checked-in mesh (none written)
-    assert not list(result.folder.glob("*.pvd")) and not [p for p in result.folder.glob("*.vtu") if p.name != "mine_000001.vtu"]
+    assert not [p for p in result.folder.glob("*.*") if p.suffix in (".pvd", ".xdmf", ".h5")]
+    assert not [p for p in result.folder.glob("*.vtu") if p.name != "mine_000001.vtu"]
     assert not (result.folder / "mesh.msh").exists()
     h = result.history()
     t = h["t"]
@@ -214,10 +215,13 @@ def check_harmonic_block(result) -> None:
     # the peak of the motion over [0, 0.036]: A (cycles 2 and 3 of the sine, after the ramp-in)
     assert s["table"]["peak_acceleration"] == pytest.approx(_peak(motion, 0.036), rel=1e-6)
     assert s["table"]["peak_acceleration"] == pytest.approx(A, rel=1e-6)
-    # --archive-every 3: the ParaView series holds the initial state, every 3rd step and the last one
+    # --archive-every 3: the ParaView series holds the initial state, every 3rd step and the last one;
+    # --output-format pvd: as a .pvd and one .vtu a step (no .xdmf)
     steps = t.size - 1
+    assert not list(result.folder.glob("*.xdmf")) and not list(result.folder.glob("*.h5"))
     for name in ("solution.pvd", "contact.pvd"):
-        frames = read_pvd(result.folder / name)
+        frames = read_series(result.folder / name)
+        assert len(list(result.folder.glob(name.replace(".pvd", "_*.vtu")))) == len(frames), name
         assert len(frames) == 1 + math.ceil(steps / 3), name
         expected = np.r_[t[::3], t[-1]] if steps % 3 else t[::3]
         np.testing.assert_allclose([f[0] for f in frames], expected, rtol=0, atol=1e-12)
@@ -473,7 +477,7 @@ CONTRACT_FLAG_RUNS = [
     ("harmonic-block", ("--excitation", "harmonic", "--amplitude-g", "0.1", "--frequency-hz", "50", "--cycles", "1.5",
                         "--smooth-start", "0.01", "--width", "0.3", "--height", "0.9", "--rho", "2000", "--young",
                         "1.2e12", "--poisson", "0.25", "--amor-alpha", "2e-4", "--table-young", "2e14",
-                        "--table-amor-alpha", "1e-3", "--t-end", "0.036", "--dt", "2e-3", "--archive-every", "3",
+                        "--table-amor-alpha", "1e-3", "--t-end", "0.036", "--dt", "2e-3", "--archive-every", "3", "--output-format", "pvd",
                         "--quiet"), check_harmonic_block),
     ("sine-pulse-c", ("--modeling", "c", "--excitation", "sine-pulse", "--amplitude-g", "0.6", "--frequency-hz", "5",
                       "--t-end", "0.035", "--dt", "2e-3", "--dt-fine", "5e-4", "--mass", "consistent", "--alpha",

@@ -43,7 +43,7 @@ ENERGY_COLUMNS = ("ke", "strain_energy", "gravity_potential", "external_work", "
 
 
 class RunRecorder:
-    """Writes ``history.csv`` (one row per step) and ``solution.pvd`` (archived steps) in ``directory``.
+    """Writes ``history.csv`` (one row per step) and ``solution.xdmf`` (archived steps; fem.io.results' format) in ``directory``.
 
     Parameters
     ----------

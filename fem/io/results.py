@@ -28,7 +28,15 @@ Time histories
 --------------
 :class:`HistoryWriter` writes a CSV file (header line of column names, then one line per
 ``append``, floats printed with 17 significant digits so they read back bit-exact) and flushes
-after every line; :func:`read_history` reads it back as ``{column: array}``.
+after every line; :func:`read_history` reads it back as ``{column: array}`` (both in
+fem.io.history, re-exported here).
+
+Formats
+-------
+The series are written in the format :func:`use_series_format` chose, ``"xdmf"`` by default:
+two files a series whatever the number of steps (``basename.xdmf`` + ``basename.h5``, HDF5
+through h5py, fem.io.xdmf), or ``"pvd"``: the ``.pvd`` and one ``.vtu`` a step described above,
+safer against a process killed outright. :func:`read_series` reads either back.
 """
 from __future__ import annotations
 
@@ -44,6 +52,8 @@ import meshio
 import numpy as np
 
 from fem.io import output_folder
+from fem.io.history import HistoryWriter, read_history  # noqa: F401  (re-exported: the histories' module)
+from fem.io.xdmf import XdmfSeries, read_xdmf
 from fem.mesh.mesh import Mesh
 
 logger = logging.getLogger(__name__)
@@ -52,6 +62,10 @@ __all__ = [
     "TimeSeriesWriter",
     "PointSetSeriesWriter",
     "read_pvd",
+    "read_series",
+    "use_series_format",
+    "series_format",
+    "SERIES_FORMATS",
     "HistoryWriter",
     "read_history",
 ]
@@ -61,6 +75,30 @@ __all__ = [
 GROUP_FIELD = "group"
 
 _STEP_DIGITS = 6
+
+#: the time-series formats: XDMF + HDF5 (two files a series), or ParaView's .pvd + one .vtu a step
+SERIES_FORMATS = ("xdmf", "pvd")
+_format = {"series": "xdmf"}
+
+
+def use_series_format(fmt: str) -> None:
+    """Write the time series opened from now on in ``fmt`` (one of SERIES_FORMATS); a run's
+    ``--output-format`` sets it (fem.run.lifecycle resets it to "xdmf" at each run's start)."""
+    if fmt not in SERIES_FORMATS:
+        raise ValueError(f"series format must be one of {SERIES_FORMATS}, got {fmt!r}")
+    _format["series"] = fmt
+
+
+def series_format() -> str:
+    """The format the time series opened now are written in."""
+    return _format["series"]
+
+
+def _open_series(directory, basename: str, output_format: str | None):
+    fmt = series_format() if output_format is None else output_format
+    if fmt not in SERIES_FORMATS:
+        raise ValueError(f"output_format must be one of {SERIES_FORMATS}, got {fmt!r}")
+    return _PvdSeries(directory, basename) if fmt == "pvd" else XdmfSeries(directory, basename)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -211,13 +249,18 @@ class _PvdSeries:
 
 
 class _SeriesWriterBase:
-    """Context-manager plumbing around a :class:`_PvdSeries`."""
+    """Context-manager plumbing around a :class:`_PvdSeries` or a fem.io.xdmf.XdmfSeries."""
 
-    _series: _PvdSeries
+    _series: "_PvdSeries | XdmfSeries"
+
+    @property
+    def path(self) -> Path:
+        """Absolute path of the series file ParaView opens (``.pvd`` or ``.xdmf``)."""
+        return self._series.pvd_path if isinstance(self._series, _PvdSeries) else self._series.path
 
     @property
     def pvd_path(self) -> Path:
-        """Absolute path of the ``.pvd`` collection file."""
+        """Absolute path of the ``.pvd`` collection file (format "pvd")."""
         return self._series.pvd_path
 
     @property
@@ -245,6 +288,9 @@ class _SeriesWriterBase:
         self.close()
 
     def _write_step(self, t: float, mesh: meshio.Mesh) -> Path:
+        if isinstance(self._series, XdmfSeries):
+            self._series.write(t, mesh)
+            return self._series.path
         t, path = self._series.next_step(t)
         _atomic_meshio_write(path, mesh)
         self._series.add(t, path)
@@ -291,6 +337,7 @@ class TimeSeriesWriter(_SeriesWriterBase):
         mesh: Mesh,
         groups: Sequence[str] | None = None,
         basename: str = "solution",
+        output_format: str | None = None,
     ):
         if groups is None:
             groups = [name for name, blk in mesh.cell_groups.items() if blk.dim == 2]
@@ -325,7 +372,7 @@ class TimeSeriesWriter(_SeriesWriterBase):
                     f"cell group {g!r} refers to nodes outside 0..{self.n_nodes - 1}"
                 )
         self._group_field = [np.full(n, i, dtype=np.int32) for i, n in enumerate(self.n_cells)]
-        self._series = _PvdSeries(directory, basename)
+        self._series = _open_series(directory, basename, output_format)
 
     @property
     def n_cells_total(self) -> int:
@@ -358,7 +405,7 @@ class TimeSeriesWriter(_SeriesWriterBase):
         Returns
         -------
         pathlib.Path
-            The ``.vtu`` written.
+            The ``.vtu`` written (format "pvd"), or the series' ``.xdmf``.
 
         Raises
         ------
@@ -431,8 +478,8 @@ class PointSetSeriesWriter(_SeriesWriterBase):
     cannot read such an empty ``.vtu`` back (``meshio.read`` fails on zero-length arrays).
     """
 
-    def __init__(self, directory: str | os.PathLike, basename: str = "contact"):
-        self._series = _PvdSeries(directory, basename)
+    def __init__(self, directory: str | os.PathLike, basename: str = "contact", output_format: str | None = None):
+        self._series = _open_series(directory, basename, output_format)
 
     def write(
         self,
@@ -455,7 +502,7 @@ class PointSetSeriesWriter(_SeriesWriterBase):
         Returns
         -------
         pathlib.Path
-            The ``.vtu`` written.
+            The ``.vtu`` written (format "pvd"), or the series' ``.xdmf``.
         """
         p = _points3(points, "points")
         m = p.shape[0]
@@ -508,151 +555,10 @@ def read_pvd(path: str | os.PathLike) -> list[tuple[float, Path]]:
     return out
 
 
-# --------------------------------------------------------------------------------------------------
-# CSV time histories
-# --------------------------------------------------------------------------------------------------
-class HistoryWriter:
-    """CSV time histories, one line per step, flushed as it goes.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The CSV file, overwritten; its folder is created if missing.
-    columns : sequence of str
-        Column names, e.g. ``["t", "ux_C1", "RN_total"]`` (units belong in the names or the
-        documentation; values are SI). Written at once as the header line.
-
-    Notes
-    -----
-    Values are printed with ``format(x, ".17g")`` so they read back bit-exact. Each line is
-    flushed to the operating system as soon as it is appended, so the file holds every row of a
-    run that crashes.
-    """
-
-    def __init__(self, path: str | os.PathLike, columns: Sequence[str]):
-        columns = [str(c) for c in columns]
-        if not columns:
-            raise ValueError("columns is empty")
-        bad = [c for c in columns if not c or any(ch in c for ch in ',"\n\r') or c != c.strip()]
-        if bad:
-            raise ValueError(
-                f"column names must be non-empty, without commas, quotes, newlines or "
-                f"surrounding spaces: {bad}"
-            )
-        dup = sorted({c for c in columns if columns.count(c) > 1})
-        if dup:
-            raise ValueError(f"columns listed more than once: {dup}")
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.columns: tuple[str, ...] = tuple(columns)
-        self._colset = frozenset(columns)
-        self.n_rows = 0
-        self._f = output_folder.open_new(self.path, "w", encoding="utf-8", newline="")
-        self._f.write(",".join(self.columns) + "\n")
-        self._f.flush()
-        logger.info("history %s opened, columns %s", self.path, list(self.columns))
-
-    @property
-    def closed(self) -> bool:
-        return self._f.closed
-
-    def append(self, row: Mapping[str, float]) -> None:
-        """Write one line.
-
-        Parameters
-        ----------
-        row : mapping column -> float
-            Exactly one value per column (any extra key is an error).
-
-        Raises
-        ------
-        ValueError
-            Naming the missing columns or the unknown keys.
-        RuntimeError
-            The writer is closed.
-        """
-        if self._f.closed:
-            raise RuntimeError(f"history {self.path} is closed")
-        missing = [c for c in self.columns if c not in row]
-        if missing:
-            raise ValueError(f"history row is missing column(s) {missing} (file {self.path})")
-        extra = sorted(str(k) for k in row if k not in self._colset)
-        if extra:
-            raise ValueError(
-                f"history row has unknown key(s) {extra}; columns are {list(self.columns)}"
-            )
-        line = ",".join(format(float(row[c]), ".17g") for c in self.columns) + "\n"
-        try:
-            self._f.write(line)
-            self._f.flush()
-        except OSError as err:  # a full disk: name the file (the error from write() names none)
-            raise OSError(err.errno, err.strerror, str(self.path)) from None
-        self.n_rows += 1
-
-    def close(self) -> None:
-        """Close the file (idempotent)."""
-        if not self._f.closed:
-            try:
-                self._f.close()
-            except OSError as err:  # the line a full disk refused is still buffered
-                raise OSError(err.errno, err.strerror, str(self.path)) from None
-            logger.info("history %s closed after %d row(s)", self.path, self.n_rows)
-
-    def __enter__(self) -> "HistoryWriter":
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        self.close()
-
-
-def read_history(path: str | os.PathLike) -> dict[str, np.ndarray]:
-    """Read a CSV written by :class:`HistoryWriter`.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The CSV file.
-
-    Returns
-    -------
-    dict of str -> ndarray
-        Column name -> float64 array of shape (n_rows,), in header order.
-
-    Raises
-    ------
-    FileNotFoundError
-        If the file does not exist.
-    ValueError
-        If the file has no header or a complete line with the wrong number of fields.
-
-    Notes
-    -----
-    A last line without its newline and with too few fields (a run killed while writing it) is
-    dropped with a warning.
-    """
+def read_series(path: str | os.PathLike) -> list[tuple[float, meshio.Mesh]]:
+    """Every step of a time series, ``.xdmf`` (fem.io.xdmf.read_xdmf) or ``.pvd`` (each ``.vtu``
+    read by meshio): ``[(time [s], meshio.Mesh), ...]``."""
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"history file not found: {path}")
-    text = path.read_text(encoding="utf-8")
-    lines = text.splitlines()
-    if not lines or not lines[0].strip():
-        raise ValueError(f"{path}: no header line")
-    columns = [c.strip() for c in lines[0].split(",")]
-    rows: list[list[float]] = []
-    for i, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        fields = line.split(",")
-        if len(fields) != len(columns):
-            if i == len(lines) and not text.endswith("\n"):
-                logger.warning("%s: dropping incomplete last line %d", path, i)
-                break
-            raise ValueError(
-                f"{path}, line {i}: {len(fields)} fields, expected {len(columns)} ({columns})"
-            )
-        try:
-            rows.append([float(v) for v in fields])
-        except ValueError as e:
-            raise ValueError(f"{path}, line {i}: {e}") from None
-    data = np.array(rows, dtype=float).reshape(len(rows), len(columns))
-    return {c: data[:, j].copy() for j, c in enumerate(columns)}
+    if path.suffix == ".pvd":
+        return [(t, meshio.read(vtu)) for t, vtu in read_pvd(path)]
+    return read_xdmf(path)

@@ -360,7 +360,7 @@ class _Watch:
 def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: Settings, bodies, pairs, stats: dict,
              rows: list, name: str, restart: float | None, recorders: dict):
     """One dynamic stage from ``state`` (at its start time), its history rows appended to ``rows`` as
-    they are recorded (``{name}.csv``, its series ``solution{suffix}.pvd``; ``recorders``: the histories
+    they are recorded (``{name}.csv``, its series ``solution{suffix}.xdmf`` (or ``.pvd``, fem.io.results); ``recorders``: the histories
     open, by name: a stage whose history another stage began continues it). Returns the last state, its
     fine spans, whether a monitor stopped it (True, or its reason to stop early) and, when ``restart``
     is a time, the state and copies of the contact terms at that step (None if no step ended there)."""

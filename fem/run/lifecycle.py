@@ -49,6 +49,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from fem.io import output_folder
+from fem.io.results import SERIES_FORMATS, use_series_format
 from fem.ranges import BadInput
 from fem.run.progress_line import ProgressLine
 
@@ -110,6 +111,22 @@ def add_run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true",
                         help="run even when the estimated memory or step count exceeds the limits")
     add_strict_flag(parser)
+
+
+class _SeriesFormat(argparse.Action):
+    """``--output-format FMT``: the time series of the run are written in FMT
+    (fem.io.results.use_series_format); :func:`execute` sets "xdmf" back at each run's start."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        use_series_format(values)
+        setattr(namespace, self.dest, values)
+
+
+def add_series_flag(parser: argparse.ArgumentParser) -> None:
+    """The flag of the cases that write ParaView series: --output-format xdmf (default) or pvd."""
+    parser.add_argument("--output-format", choices=SERIES_FORMATS, default=None, action=_SeriesFormat,
+                        help="ParaView series: xdmf (default; NAME.xdmf + NAME.h5 a series, whatever the steps) "
+                             "or pvd (NAME.pvd + one NAME_NNNNNN.vtu a step, safer against a killed process)")
 
 
 def require(ok: bool, message: str) -> None:
@@ -521,6 +538,7 @@ def execute(body: Callable[[Sequence[str] | None], int], argv: Sequence[str] | N
     lock is released at the end; a run refused before it started leaves no file behind."""
     Run.current = None
     _requested["strict"] = False
+    use_series_format("xdmf")  # a run's --output-format holds for that run only
     code = EXIT_FAILED
     with catch_signals(), _gathering_warnings():
         try:
