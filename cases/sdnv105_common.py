@@ -66,7 +66,7 @@ from cases.sdnv105_checks_common import detect_impacts
 from cases.sdnv105_summary_common import summarize
 from cases.sdnv105_round_off_common import round_off_ensemble, tilt_moved
 from cases.sdnv105_report_common import print_table, write_report
-from cases.sdnv105_plots_common import plot
+from cases.sdnv105_plots_common import animate, plot
 
 #: what the scripts, cases/convergence.py, tests/ and benchmarks/ use of this module
 __all__ = ["run_case", "BadInput", "CREATION_LIMIT", "CREATION_LIMIT_IMMEDIATE", "MODELINGS", "Config", "Modeling",
@@ -113,6 +113,8 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
         write_report(config.out, config, summary)
     if R:
         plot(config.out, R, summary)
+        if flags.animate and output.interrupted is None:
+            animate(config.out, summary, flags.animate)
     summary = record.close()  # summary.json last: a folder that says complete holds every file
     print_table(summary)
     if output.interrupted is not None:

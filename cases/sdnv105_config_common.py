@@ -26,6 +26,7 @@ from fem.time.dynamics import NewtonSettings
 from fem.model.material import ElasticMaterial
 from fem.mesh.read import read_mesh
 from fem.run.lifecycle import BadInput, CaseParser, add_run_flags, add_series_flag, check_materials, finite, require_all
+from fem.io.animation import add_animate_flag, check_animate_flag
 
 
 G = GRAVITY
@@ -440,6 +441,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
     p.add_argument("--ny", type=int, default=None, help="block elements up (with --nx)")
     p.add_argument("--archive-every", type=int, default=10, help="ParaView output every N steps of a phase")
     p.add_argument("--no-paraview", action="store_true", help="skip the ParaView series (faster)")
+    add_animate_flag(p, "the release")
     p.add_argument("--round-off", type=int, default=0, metavar="K",
                    help="also run the case with the tilt angle moved by +-1 ... +-K units in the last place "
                         "(2K runs more, histories in OUT/round_off/) and report, per check, the spread and "
@@ -451,6 +453,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
     add_run_flags(p)
     add_series_flag(p)
     a = p.parse_args(argv)
+    check_animate_flag(a)
     config = Config(modeling=modeling, width=a.width, height=a.height, tilt_angle=a.tilt_angle,
                     tilt_rule=a.tilt_rule, mu=a.mu,
                     young=a.young, poisson=a.poisson, rho=a.rho, amor_alpha=a.amor_alpha,

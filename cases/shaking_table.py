@@ -55,6 +55,7 @@ from cases.shaking_table_summary_common import ENERGY_LIMIT, summarize
 from cases.shaking_table_summary_common import CURVE_POINTS, OVERTURN_MARGIN, rigid_reference  # noqa: F401
 from contact.laws import Augmented, Lagrange, MoreauJean
 from contact.output import ContactRecorder
+from fem.io.animation import add_animate_flag, animate_run, check_animate_flag
 from fem.io.results import series_format
 from fem.io.recorder import NodeProbe
 from fem.loads import base_motion as bm
@@ -133,11 +134,13 @@ def parse_args(argv=None) -> tuple[Config, object]:
     p.add_argument("--mesh", type=Path, default=None, help="gmsh .msh with the SDNV105 group names")
     p.add_argument("--archive-every", type=int, default=d.archive_every, help="ParaView output every N steps")
     p.add_argument("--no-paraview", action="store_true", help="skip the ParaView series (faster)")
+    add_animate_flag(p, "the excitation, in the table's frame")
     p.add_argument("--out", type=Path, default=d.out,
                    help="output folder (an earlier run's files in it are removed first)")
     add_run_flags(p)
     add_series_flag(p)
     a = p.parse_args(argv)
+    check_animate_flag(a)
     if a.modeling == "d" and a.dt_fine is not None:
         raise BadInput("--dt-fine: modeling d takes uniform steps of --dt")
     config = Config(modeling=a.modeling, excitation=a.excitation, amplitude_g=a.amplitude_g,
@@ -463,6 +466,12 @@ def _main(argv) -> int:
     write_report(config.out, config, summary)
     if R:
         plot(config.out, R, summary)
+        if flags.animate and output.interrupted is None:  # a failed run's steps are drawn too
+            try:
+                animate_run(config.out, flags.animate, [(i["time"], i["corner"]) for i in summary.get("impacts") or []],
+                            title="shaking table", note="in the table's frame: displacements relative to the table")
+            except (OSError, ValueError) as err:
+                print(f"warning: --animate: no animation ({err})", file=sys.stderr)
     summary = record.close()  # summary.json last: a folder that says complete holds every file
     print_summary(summary)
     if output.interrupted is not None:

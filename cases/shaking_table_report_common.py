@@ -1,9 +1,12 @@
-"""The report of a shaking-table run (cases/shaking_table.py): report.md (:func:`write_report`), the rotation
-figure rotation.png (:func:`plot`) and the results on stdout (:func:`print_summary`)."""
+"""The report of a shaking-table run (cases/shaking_table.py): report.md (:func:`write_report`), the figures
+rotation.png and summary.png (:func:`plot`, :func:`summary_figure`) and the results on stdout
+(:func:`print_summary`)."""
 from __future__ import annotations
 
 import math
 from pathlib import Path
+
+import numpy as np
 
 from cases.shaking_table_config_common import G, Config
 from cases.shaking_table_summary_common import SLID, UPLIFT
@@ -89,18 +92,116 @@ def write_report(out: Path, cfg: Config, summary: dict) -> None:
                       f"to {e['max_abs_error']:.3g} J ({100 * e['relative_error']:.3g} %)."]
     lines += ["", "Files: history.csv (table a, v, d; rotation; corner gaps, reactions, slips; energies), "
                   f"solution.{series_format()} and contact.{series_format()} (ParaView, displacements relative to the table), "
-                  "rotation.png."]
+                  "rotation.png, summary.png (the table, the rotations beside the rigid block, the friction ratio); "
+                  "with --animate, animation.gif (or .mp4)."]
     output_folder.write_text(out / "report.md", "\n".join(lines) + "\n")
 
 
+def _thetas(R: dict) -> list[str]:
+    """The history's rotation columns, the bottom block's first."""
+    return sorted((k for k in R if k == "theta" or (k.startswith("theta_") and k[6:].isdigit())),
+                  key=lambda k: (len(k), k))
+
+
+def summary_figure(R: dict, summary: dict):
+    """One page [returns the Figure]: (1) the table's acceleration [g] against the rigid block's
+    uplift acceleration g tan(alpha); (2) the rotation of each block [rad], FE beside the rigid block
+    (the column of a stack), the impacts marked (FE: dotted lines; rigid: triangles); (3) the
+    friction ratio |sum R_T| / sum R_N of the base (and of each joint of a stack) against mu and the
+    rigid block's largest demand."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = np.asarray(R["t"], dtype=float)
+    rigid = summary.get("rigid_body") or {}
+    parameters = summary.get("parameters") or {}
+    thetas = _thetas(R)
+    fig, (ax_a, ax_theta, ax_mu) = plt.subplots(3, 1, sharex=True, figsize=(11, 9.5),
+                                                gridspec_kw={"height_ratios": [1.0, 1.6, 1.0]})
+    legend = dict(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    # (1) the table's motion
+    ax_a.plot(t, np.asarray(R["table_a"], dtype=float) / G, color="tab:green", lw=1.0,
+              label=f"table ({parameters.get('direction', 'horizontal')})")
+    lift = summary.get("uplift_acceleration_g")
+    if lift:
+        for sign in (1, -1):
+            ax_a.axhline(sign * lift, color="k", ls="--", lw=0.7,
+                         label=f"\u00b1g tan(alpha) = \u00b1{lift:.3g} g: the rigid "
+                               f"{'block' if len(thetas) <= 1 else 'column'} lifts" if sign == 1 else None)
+    ax_a.set_ylabel("table acceleration [g]")
+    ax_a.legend(**legend)
+    # (2) the rotations and the impacts
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, name in enumerate(thetas, start=1):
+        ax_theta.plot(t, R[name], lw=1.2, color=colours[(k - 1) % len(colours)],
+                      label="FE" if len(thetas) == 1 else f"FE, block {k}")
+    if rigid.get("curve_t"):
+        ax_theta.plot(rigid["curve_t"], rigid["curve_theta"], "k--", lw=1.0,
+                      label="rigid block" if len(thetas) <= 1 else "rigid column (joints shut)")
+    impacts = summary.get("impacts") or []
+    for n, imp in enumerate(impacts):
+        ax_theta.axvline(imp["time"], color="grey", ls=":", lw=0.7, label="FE impacts" if n == 0 else None)
+    rigid_impacts = rigid.get("impacts") or []
+    if rigid_impacts:
+        ax_theta.plot([i["time"] for i in rigid_impacts], [0.0] * len(rigid_impacts), "kv", ms=7, mfc="none",
+                      label="rigid impacts")
+    angles = summary.get("overturn_angle") or []
+    angle_text = ", ".join(f"{a:.3g}" for a in angles)
+    ax_theta.set_ylabel("rotation theta [rad]")
+    ax_theta.set_title(f"counted as overturned at |theta| >= 2 alpha = {angle_text} rad"
+                       f"{' (bottom block first)' if len(angles) > 1 else ''}; largest |theta| reached: "
+                       + ", ".join(f"{abs(m):.3g}" for m in (summary.get("max_rotation") or [])) + " rad", fontsize=9)
+    ax_theta.axhline(0.0, color="k", lw=0.4)
+    ax_theta.legend(**legend)
+    # (3) the friction the contact surfaces call on
+    mu = parameters.get("mu")
+    joints = sorted((k for k in R if k.startswith("friction_demand_j")), key=lambda k: (len(k), k))
+    for k, name in enumerate(joints, start=1):
+        ax_mu.plot(t, R[name], lw=0.7, color=colours[(k + 3) % len(colours)], label=f"FE, joint {k}")
+    if "friction_demand" in R:
+        ax_mu.plot(t, R["friction_demand"], lw=0.8, color="tab:blue", label="FE, base on the table")
+    if mu is not None:
+        ax_mu.axhline(mu, color="tab:red", lw=1.2, label=f"mu = {mu:g} (table)")
+    mu_joint = parameters.get("mu_joint")
+    if joints and mu_joint is not None and mu_joint != mu:
+        ax_mu.axhline(mu_joint, color="tab:red", ls="-.", lw=1.0, label=f"mu = {mu_joint:g} (joints)")
+    if rigid.get("max_friction_ratio") is not None:
+        ax_mu.axhline(rigid["max_friction_ratio"], color="k", ls=":", lw=1.0,
+                      label=f"rigid {'block' if len(thetas) <= 1 else 'column'}: largest demand "
+                            f"{rigid['max_friction_ratio']:.3g}")
+    for imp in impacts:
+        ax_mu.axvline(imp["time"], color="grey", ls=":", lw=0.7)
+    ax_mu.set_ylabel("friction ratio |R_T| / R_N")
+    shown = [float(np.max(R[name])) for name in (*joints, "friction_demand") if name in R] + [mu or 0.0]
+    ax_mu.set_ylim(0.0, max(1.15 * max(shown), 0.1))
+    ax_mu.set_xlabel("t [s]")
+    ax_mu.legend(**legend)
+    for ax in (ax_a, ax_theta, ax_mu):
+        ax.grid(True, lw=0.3, alpha=0.6)
+    blocks = summary.get("blocks", 1)
+    motion = parameters.get("excitation", "")
+    if parameters.get("amplitude_g") is not None:
+        motion += f" {parameters['amplitude_g']:g} g"
+    if motion and parameters.get("excitation") != "record" and parameters.get("frequency_hz") is not None:
+        motion += f" at {parameters['frequency_hz']:g} Hz"
+    fig.suptitle(f"Shaking table: {blocks} block{'s' if blocks > 1 else ''}, {motion}, modeling "
+                 f"{parameters.get('modeling', '')} (run {summary.get('status', '')}); overturned: "
+                 f"{_verdict(summary)} (FE), {_verdict(rigid)} (rigid)", fontsize=11)
+    fig.tight_layout()
+    return fig
+
+
 def plot(out: Path, R: dict, summary: dict) -> None:
+    """rotation.png (the rotations and the table's acceleration) and summary.png (:func:`summary_figure`)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(8, 6))
-    thetas = sorted((k for k in R if k == "theta" or k.startswith("theta_")), key=lambda k: (len(k), k))
+    thetas = _thetas(R)
     for k, name in enumerate(thetas, start=1):
         ax1.plot(R["t"], R[name], label="FE" if len(thetas) == 1 else f"FE, block {k}")
     rigid = summary["rigid_body"]
@@ -114,6 +215,9 @@ def plot(out: Path, R: dict, summary: dict) -> None:
     ax2.set_xlabel("t [s]")
     fig.tight_layout()
     output_folder.save_figure(fig, out / "rotation.png", dpi=110)
+    plt.close(fig)
+    fig = summary_figure(R, summary)
+    output_folder.save_figure(fig, out / "summary.png", dpi=100)
     plt.close(fig)
 
 

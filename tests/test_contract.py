@@ -66,6 +66,7 @@ from fem.time.interrupt import Interrupted
 from fem.mesh.read import read_mesh
 from fem.io.results import read_history, read_pvd, read_series
 from helpers import assert_parameters
+from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
@@ -262,9 +263,9 @@ _SDNV105_B_SPRINGS = ["--rigi-nor", "2e10", "--rigi-tan", "1e7", "--amor-nor", "
 # 85 % of the rigid drop; b: 35 %), which ends the run (sdnv105_common.CREATION_LIMIT_IMMEDIATE, 25 %,
 # CREATION_LIMIT, 1 %): 0.1 ms does not.
 _SDNV105_STEPS = ["--mu", "0.2", "--auto-steps", "--dt", "0.004", "--dt-fine", "1e-4", "--t-end", "0.062",
-                  "--archive-every", "50", "--output-format", "pvd", "--quiet", "--force"]
-_SDNV105_D_STEPS = ["--mu", "0.2", "--theta", "0.6", "--dt", "5e-4",
-                    "--t-end", "0.003", "--archive-every", "50", "--output-format", "pvd", "--quiet", "--force"]
+                  "--archive-every", "50", "--output-format", "pvd", "--animate", "--quiet", "--force"]
+_SDNV105_D_STEPS = ["--mu", "0.2", "--theta", "0.6", "--dt", "5e-4", "--t-end", "0.003", "--archive-every", "50",
+                    "--output-format", "pvd", "--animate", "--quiet", "--force"]
 SDNV105_RUN = {
     "sdnv105a": _SDNV105_BLOCK + _SDNV105_STEPS + ["--mass", "redistributed", "--contact-events", "immediate",
                                                   "--alpha", "-0.05"],
@@ -375,6 +376,8 @@ IMPOSSIBLE["fragility"] = FRAGILITY_IMPOSSIBLE
 for _name in SDNV105:
     IMPOSSIBLE[_name] += [(["--nx", "3", "--ny", "8"], ("--nx", "even")), (["--nx", "4"], ("--nx and --ny",))]
     IMPOSSIBLE[_name] += ROUND_OFF_IMPOSSIBLE
+    # --animate draws the ParaView series: refused with --no-paraview before anything runs
+    IMPOSSIBLE[_name] += [(["--animate", "--no-paraview"], ("--animate", "--no-paraview"))]
 
 
 def test_every_script_has_its_contract_rows():
@@ -586,6 +589,12 @@ def check_sdnv105_run(result: Result) -> None:
     # a .pvd and one .vtu a step, no .xdmf
     assert len(read_pvd(result.folder / "selfweight.pvd")) == 150 // 50 + 1
     assert not list(result.folder.glob("*.xdmf")) and not list(result.folder.glob("*.h5"))
+    # --animate: animation.gif of the release, a frame for each step of its series (read from the .pvd:
+    # fewer than the 150 frames an animation holds), listed in summary.json
+    frames = len(read_pvd(result.folder / "solution.pvd"))
+    with Image.open(result.folder / "animation.gif") as gif:
+        assert gif.format == "GIF" and gif.n_frames == frames > 1
+    assert "animation.gif" in s["files"]
     sw = result.history("selfweight_history.csv")
     # --rho, --young, --height: DY(C1) at the end of the self-weight phase (at rest) is the 1-D
     # column's -rho g (2l)^2 / (2E), plus for b the settlement of its centre spring (O1, under the

@@ -32,6 +32,7 @@ from fem.loads import base_motion as bm
 from fem.mesh.read import read_mesh
 from fem.io.results import read_history, read_series
 from helpers import assert_parameters
+from PIL import Image
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -75,6 +76,7 @@ CONTRACT_IMPOSSIBLE = [
     (["--blocks", "1.5"], ("argument --blocks", "invalid int")),
     (["--mu-joint", "0.3"], ("--mu-joint", "--blocks 2")),
     (["--blocks", "2", "--mu-joint", "-1"], ("--mu-joint", ">= 0")),
+    (["--animate", "--no-paraview"], ("--animate", "--no-paraview")),  # no series to draw
 ]
 
 
@@ -225,6 +227,10 @@ def check_harmonic_block(result) -> None:
         assert len(frames) == 1 + math.ceil(steps / 3), name
         expected = np.r_[t[::3], t[-1]] if steps % 3 else t[::3]
         np.testing.assert_allclose([f[0] for f in frames], expected, rtol=0, atol=1e-12)
+    # --animate: animation.gif, a frame for each step of the series (fewer than its 150), listed in summary.json
+    with Image.open(result.folder / "animation.gif") as gif:
+        assert gif.format == "GIF" and gif.n_frames == len(read_series(result.folder / "solution.pvd")) > 1
+    assert "animation.gif" in s["files"]
     _no_numerical_dissipation(s)
 
 
@@ -478,7 +484,7 @@ CONTRACT_FLAG_RUNS = [
                         "--smooth-start", "0.01", "--width", "0.3", "--height", "0.9", "--rho", "2000", "--young",
                         "1.2e12", "--poisson", "0.25", "--amor-alpha", "2e-4", "--table-young", "2e14",
                         "--table-amor-alpha", "1e-3", "--t-end", "0.036", "--dt", "2e-3", "--archive-every", "3", "--output-format", "pvd",
-                        "--quiet"), check_harmonic_block),
+                        "--animate", "--quiet"), check_harmonic_block),
     ("sine-pulse-c", ("--modeling", "c", "--excitation", "sine-pulse", "--amplitude-g", "0.6", "--frequency-hz", "5",
                       "--t-end", "0.035", "--dt", "2e-3", "--dt-fine", "5e-4", "--mass", "consistent", "--alpha",
                       "-0.1", "--alpha-fine", "0", "--no-paraview", "--quiet"), check_sine_pulse_c),
