@@ -50,15 +50,13 @@ logger = logging.getLogger(__name__)
 
 
 def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: bool = False,
-                 locate: bool = True, kept_open=None, land: bool = True, start: np.ndarray | None = None):
+                 locate: bool = True, kept_open=None, land: bool = True):
     """One time step from ``state`` to ``t1``; raises NewtonFailure. Returns (state, iterations).
 
     hold : per multiplier term, a mask (n_s,) of nodes kept closed through the step, or None.
     kept_open : per multiplier term, a mask (n_s,) of nodes kept open through the step, or None.
     probe : solve only and return (trials, iterations, u): the multipliers and displacement at t1,
         committing nothing.
-    start : the first iterate (n_dofs,) instead of the predictor's (an event's probes, from the
-        solutions met at nearby instants: :class:`_Probes`).
     locate : raise, before committing anything, _LandingEvent when a term whose closing rule is
         "located" closes a node that was open (unless ``land`` is False), else _ReleaseEvent when a
         term whose release rule is "located" opens a node that was closed under a compressive
@@ -91,9 +89,7 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
             return a, v
 
         predictor = settings.predictor  # the first iterate (NewtonSettings.predictor)
-        if start is not None:
-            u = start.copy()
-        elif predictor == "constant_acceleration":
+        if predictor == "constant_acceleration":
             u = u0 + dt * v0 + 0.5 * dt * dt * a0
         elif predictor == "constant_velocity":
             u = u0 + dt * v0
@@ -241,38 +237,6 @@ def _illinois(f, ta: float, fa: float, tb: float, fb: float, done, probes: int, 
     return ta, fa_true, tb, fb_true
 
 
-class _Probes:
-    """The displacements at which an event's probes converged, to start the next probe from: the
-    linear interpolation in time between the nearest instants already solved on either side of it
-    (the step's start among them), the solution itself at an instant already solved (the step then
-    committed to the located instant converges in one correction). Kept per set of nodes held or kept
-    open (``key``); a new set starts afresh."""
-
-    def __init__(self, state: State) -> None:
-        self.state, self.key, self.known = state, None, {}
-
-    def start(self, t: float, key) -> np.ndarray | None:
-        if key != self.key:
-            self.key, self.known = key, {}
-        if t in self.known:
-            return self.known[t]
-        below = [s for s in self.known if s < t]
-        above = [s for s in self.known if s > t]
-        if not above:
-            return None  # beyond every probe: the predictor's extrapolation
-        tb = min(above)
-        ta, ua = (max(below), self.known[max(below)]) if below else (self.state.t, self.state.u)
-        w = (t - ta) / (tb - ta)
-        return (1.0 - w) * ua + w * self.known[tb]
-
-    def keep(self, t: float, u: np.ndarray) -> None:
-        self.known[t] = u
-
-
-def _masks_key(masks) -> tuple:
-    return tuple(None if m is None else m.tobytes() for m in masks)
-
-
 class _ReleaseEvent(Exception):
     """A step opened contact nodes that were closed under a compressive reaction (per multiplier
     term: mask (n_s,) or None); iterations spent."""
@@ -350,13 +314,10 @@ def step_with_release(ctx: PhaseContext, state: State, t1: float, land: bool = T
         new, it = _newton_step(ctx, state, t1, locate=False)
         return new, spent + it, 1
 
-    probes = _Probes(state)
-
     def held_reactions(t, hold):
         """R_N (n_s,) per multiplier term at t with the ``hold`` nodes held closed."""
         nonlocal spent
-        trials, it, u = _newton_step(ctx, state, t, hold=hold, probe=True, start=probes.start(t, _masks_key(hold)))
-        probes.keep(t, u)
+        trials, it, _ = _newton_step(ctx, state, t, hold=hold, probe=True)
         spent += it
         return [trial.lam[0::2] for trial in trials]
 
@@ -400,7 +361,7 @@ def step_with_release(ctx: PhaseContext, state: State, t1: float, land: bool = T
 
     if t1 - tb < RELEASE_MIN_STEP * dt:
         tb = t1  # a separation at the step's end: held to it (reaction tensile, small)
-    middle, it = _newton_step(ctx, state, tb, hold=hold, locate=False, start=probes.start(tb, _masks_key(hold)))
+    middle, it = _newton_step(ctx, state, tb, hold=hold, locate=False)
     spent += it
     if tb >= t1:
         return middle, spent, 1
@@ -450,12 +411,9 @@ def _step_to_landing(ctx: PhaseContext, state: State, t1: float, landed, spent: 
     if not any_node(landed):
         return whole_step()
 
-    probes, key = _Probes(state), _masks_key(landed)
-
     def f(t):
         nonlocal spent
-        _, it, u = _newton_step(ctx, state, t, kept_open=landed, probe=True, start=probes.start(t, key))
-        probes.keep(t, u)
+        _, it, u = _newton_step(ctx, state, t, kept_open=landed, probe=True)
         spent += it
         return min(float(np.min(term.gaps(u)[m] / g0[m])) for term, m, g0 in zip(terms, landed, start)
                    if m is not None and m.any())
@@ -478,7 +436,7 @@ def _step_to_landing(ctx: PhaseContext, state: State, t1: float, landed, spent: 
                             zero_above=True)
     if ta <= state.t:  # no probe landed short of the table: close at the step's end
         return whole_step()
-    middle, it = _newton_step(ctx, state, ta, kept_open=landed, locate=False, start=probes.start(ta, key))
+    middle, it = _newton_step(ctx, state, ta, kept_open=landed, locate=False)
     spent += it
     # the rest closes the nodes from gap(t*) with the immediate rule, and locates the releases the
     # landing causes; its own failures are resolved from t* by subdivision
