@@ -43,7 +43,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import xml.etree.ElementTree as ET
 from xml.sax.saxutils import quoteattr
 from pathlib import Path
 from typing import Mapping, Sequence
@@ -53,7 +52,7 @@ import numpy as np
 
 from fem.io import output_folder
 from fem.io.history import HistoryWriter, read_history  # noqa: F401  (re-exported: the histories' module)
-from fem.io.xdmf import XdmfSeries, read_xdmf
+from fem.io.xdmf import XdmfSeries, read_xdmf, xml_root
 from fem.mesh.mesh import Mesh
 
 logger = logging.getLogger(__name__)
@@ -535,12 +534,7 @@ def read_pvd(path: str | os.PathLike) -> list[tuple[float, Path]]:
         If it is not a readable ParaView collection.
     """
     path = Path(path).resolve()
-    if not path.is_file():
-        raise FileNotFoundError(f"ParaView collection file not found: {path}")
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as e:
-        raise ValueError(f"{path} is not valid XML: {e}") from None
+    root = xml_root(path, "ParaView collection file")
     coll = root.find("Collection")
     if root.tag != "VTKFile" or coll is None:
         raise ValueError(f"{path} is not a ParaView collection (VTKFile/Collection) file")

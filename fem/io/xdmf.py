@@ -284,17 +284,23 @@ def _cells(kind: str, arr: np.ndarray, n_cells: int) -> list[meshio.CellBlock]:
     return [meshio.CellBlock(cell, np.array(rows, dtype=np.int64)) for cell, rows in blocks]
 
 
+def xml_root(path: Path, what: str) -> ET.Element:
+    """The root element of the XML file ``path``: FileNotFoundError ("``what`` not found: path") when
+    it is missing, ValueError when it is not XML (a series' .xdmf, a .pvd collection)."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{what} not found: {path}")
+    try:
+        return ET.parse(path).getroot()
+    except ET.ParseError as err:
+        raise ValueError(f"{path} is not valid XML: {err}") from None
+
+
 def read_xdmf(path: str | os.PathLike) -> list[tuple[float, meshio.Mesh]]:
     """Every step of an XDMF temporal collection: ``[(time [s], meshio.Mesh), ...]`` in file order,
     point and cell data included (cell data split by block). FileNotFoundError if ``path`` is
     missing, ValueError if it is not such a file."""
     path = Path(path).resolve()
-    if not path.is_file():
-        raise FileNotFoundError(f"XDMF file not found: {path}")
-    try:
-        root = ET.parse(path).getroot()
-    except ET.ParseError as err:
-        raise ValueError(f"{path} is not valid XML: {err}") from None
+    root = xml_root(path, "XDMF file")
     collection = root.find("Domain/Grid")
     if root.tag != "Xdmf" or collection is None:
         raise ValueError(f"{path} is not an XDMF file with a grid collection")
