@@ -298,7 +298,8 @@ def test_a_group_given_to_two_bodies_is_refused():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("example", ["bricks_on_plinth.toml", "stack_of_two.toml", "two_masses_buckling.toml"])
+@pytest.mark.parametrize("example", ["bricks_on_plinth.toml", "stack_of_two.toml", "two_masses_buckling.toml",
+                                     "block_on_table_pulse.toml"])
 def test_rockfem_runs_each_example_file(example, tmp_path):
     """`rockfem run examples/<file>` to its end: exit 0, complete, the books within 1 %, at most 40 lines."""
     import subprocess
