@@ -407,7 +407,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
         p.add_argument("--rigi-nor", type=finite, default=3.0e10, help="shock spring RIGI_NOR [N/m]")
         p.add_argument("--rigi-tan", type=finite, default=3.0e10,
                        help="shock spring stiffness while sticking [N/m]; the benchmark states RIGI_TAN = 1e7, "
-                            "Code_Aster's values are reproduced with a stiff sticking spring (README)")
+                            "Code_Aster's values are reproduced with a stiff sticking spring (docs/departures.md)")
         p.add_argument("--amor-nor", type=finite, default=9.0e6, help="shock spring AMOR_NOR [N s/m]")
         p.add_argument("--amor-tan", type=finite, default=1.0e4, help="shock spring AMOR_TAN [N s/m]")
     if modeling in ("a", "c"):
@@ -417,7 +417,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
         p.add_argument("--contact-events", choices=list(CONTACT_EVENTS), default="auto",
                        help="when the release's contacts close and open: immediate = Code_Aster's rule (at the "
                             "end of the step); located = at their instant inside the step; auto (default) = "
-                            "located with --mass redistributed, immediate otherwise (README)")
+                            "located with --mass redistributed, immediate otherwise (docs/convergence.md)")
     if modeling != "d":
         p.add_argument("--alpha", type=finite, default=None,
                        help="HHT alpha of every release step, in [-1/3, 0] (0: Newmark's average acceleration); "
@@ -446,7 +446,7 @@ def parse_args(modeling: str, argv=None, description: str = "") -> tuple[Config,
                    help="also run the case with the tilt angle moved by +-1 ... +-K units in the last place "
                         "(2K runs more, histories in OUT/round_off/) and report, per check, the spread and "
                         "how many runs meet the test: a check on which they disagree is decided by the "
-                        "rounding of the arithmetic, not by the model (README, Round-off)")
+                        "rounding of the arithmetic, not by the model (docs/sdnv105.md, Round-off)")
     p.add_argument("--out", type=Path, default=None,
                    help=f"output folder (default results/sdnv105{modeling}); an earlier run's files in it are "
                         f"removed first")
