@@ -7,7 +7,7 @@ Shock springs (sdnv105.md §1.4): RIGI_NOR 3e10 N/m, RIGI_TAN 1e7 N/m, AMOR_NOR 
 AMOR_TAN 1e4 N s/m, mu 0.9, JEU 0. Schedule of b: coarse dt 0.00125 s, fine 2.5e-5 s around the
 impacts, HHT alpha -0.1 there (MODI_EQUI 'OUI' for collisions 3-5), end 0.285 s.
 
-Two departures from the stated data, both measured (README): the sticking stiffness defaults
+Two departures from the stated data, both measured (docs/departures.md): the sticking stiffness defaults
 to RIGI_NOR (--rigi-tan; with 1e7 the released block oscillates on its pivot spring, which
 Code_Aster's values do not show), and --auto-steps is recommended: the benchmark's windows miss
 this run's second impact by 0.5 ms (caught automatically) and sample the post-impact
