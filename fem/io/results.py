@@ -41,7 +41,6 @@ safer against a process killed outright. :func:`read_series` reads either back.
 from __future__ import annotations
 
 import logging
-import math
 import os
 from xml.sax.saxutils import quoteattr
 from pathlib import Path
@@ -52,7 +51,7 @@ import numpy as np
 
 from fem.io import output_folder
 from fem.io.history import HistoryWriter, read_history  # noqa: F401  (re-exported: the histories' module)
-from fem.io.xdmf import XdmfSeries, read_xdmf, xml_root
+from fem.io.xdmf import XdmfSeries, next_time, read_xdmf, series_folder, xml_root
 from fem.mesh.mesh import Mesh
 
 logger = logging.getLogger(__name__)
@@ -164,10 +163,7 @@ class _PvdSeries:
     """
 
     def __init__(self, directory: str | os.PathLike, basename: str):
-        if not basename or os.sep in basename or (os.altsep and os.altsep in basename):
-            raise ValueError(f"basename must be a plain file name stem, got {basename!r}")
-        self.directory = Path(directory).resolve()
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory = series_folder(directory, basename)
         self.basename = basename
         self.pvd_path = self.directory / f"{basename}.pvd"
         self._entries: list[tuple[float, str]] = []
@@ -181,6 +177,10 @@ class _PvdSeries:
             )
         self._write_pvd()
         logger.info("time series %s opened", self.pvd_path)
+
+    @property
+    def path(self) -> Path:
+        return self.pvd_path
 
     @property
     def n_steps(self) -> int:
@@ -204,18 +204,16 @@ class _PvdSeries:
         ValueError
             If ``t`` is not finite or not strictly greater than the previous time.
         """
-        if self._closed:
-            raise RuntimeError(f"time series {self.pvd_path} is closed; cannot write more steps")
-        t = float(t)
-        if not math.isfinite(t):
-            raise ValueError(f"time must be finite, got {t!r}")
-        if self._entries and not t > self._entries[-1][0]:
-            raise ValueError(
-                f"time {t!r} s is not after the previous step's time {self._entries[-1][0]!r} s; "
-                "ParaView needs strictly increasing times"
-            )
+        t = next_time(t, self._entries[-1][0] if self._entries else None, self._closed, self.pvd_path)
         name = f"{self.basename}_{len(self._entries):0{_STEP_DIGITS}d}.vtu"
         return t, self.directory / name
+
+    def write(self, t: float, mesh: meshio.Mesh) -> Path:
+        """Write one step's ``.vtu`` (atomically), then list it; returns the ``.vtu``."""
+        t, path = self.next_step(t)
+        _atomic_meshio_write(path, mesh)
+        self.add(t, path)
+        return path
 
     def add(self, t: float, vtu_path: Path) -> None:
         """Record a step whose ``.vtu`` is complete on disk and rewrite the ``.pvd``."""
@@ -255,7 +253,7 @@ class _SeriesWriterBase:
     @property
     def path(self) -> Path:
         """Absolute path of the series file ParaView opens (``.pvd`` or ``.xdmf``)."""
-        return self._series.pvd_path if isinstance(self._series, _PvdSeries) else self._series.path
+        return self._series.path
 
     @property
     def pvd_path(self) -> Path:
@@ -287,13 +285,7 @@ class _SeriesWriterBase:
         self.close()
 
     def _write_step(self, t: float, mesh: meshio.Mesh) -> Path:
-        if isinstance(self._series, XdmfSeries):
-            self._series.write(t, mesh)
-            return self._series.path
-        t, path = self._series.next_step(t)
-        _atomic_meshio_write(path, mesh)
-        self._series.add(t, path)
-        return path
+        return self._series.write(t, mesh)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -97,6 +97,31 @@ def _check_name(name: str) -> str:
     return name
 
 
+def series_folder(directory: str | os.PathLike, basename: str) -> Path:
+    """The folder of a series (absolute, created if missing), after checking ``basename`` is a plain
+    file name stem (ValueError otherwise): the .xdmf and the .pvd series alike."""
+    if not basename or os.sep in basename or (os.altsep and os.altsep in basename):
+        raise ValueError(f"basename must be a plain file name stem, got {basename!r}")
+    folder = Path(directory).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def next_time(t: float, previous: float | None, closed: bool, path: Path) -> float:
+    """A series' next step time ``t`` [s], checked (the .xdmf and the .pvd series alike):
+    RuntimeError when the series ``path`` is closed, ValueError when ``t`` is not finite or not
+    strictly after the ``previous`` step's time (ParaView's time axis)."""
+    if closed:
+        raise RuntimeError(f"time series {path} is closed; cannot write more steps")
+    t = float(t)
+    if not math.isfinite(t):
+        raise ValueError(f"time must be finite, got {t!r}")
+    if previous is not None and not t > previous:
+        raise ValueError(f"time {t!r} s is not after the previous step's time {previous!r} s; "
+                         "ParaView needs strictly increasing times")
+    return t
+
+
 def topology_array(cells: list[meshio.CellBlock]) -> tuple[str, np.ndarray, int, int | None]:
     """(TopologyType, array, number of cells, nodes per cell or None) of cell blocks: one cell type
     gives its connectivity (n_cells, nodes); several give XDMF's flat "Mixed" array."""
@@ -127,10 +152,7 @@ class XdmfSeries:
 
     def __init__(self, directory: str | os.PathLike, basename: str, every: float = EVERY,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        if not basename or os.sep in basename or (os.altsep and os.altsep in basename):
-            raise ValueError(f"basename must be a plain file name stem, got {basename!r}")
-        self.directory = Path(directory).resolve()
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory = series_folder(directory, basename)
         self.basename = basename
         self.path = self.directory / f"{basename}.xdmf"
         self.h5_path = self.directory / f"{basename}.h5"
@@ -159,22 +181,10 @@ class XdmfSeries:
     def closed(self) -> bool:
         return self._closed
 
-    def check_time(self, t: float) -> float:
-        """The next step's time, checked: finite, after the previous one; RuntimeError when closed."""
-        if self._closed:
-            raise RuntimeError(f"time series {self.path} is closed; cannot write more steps")
-        t = float(t)
-        if not math.isfinite(t):
-            raise ValueError(f"time must be finite, got {t!r}")
-        if self._times and not t > self._times[-1]:
-            raise ValueError(f"time {t!r} s is not after the previous step's time {self._times[-1]!r} s; "
-                             "ParaView needs strictly increasing times")
-        return t
-
-    def write(self, t: float, mesh: meshio.Mesh) -> None:
+    def write(self, t: float, mesh: meshio.Mesh) -> Path:
         """Write one step: ``mesh``'s points (n, 3), cells, point_data and cell_data (one array per
-        cell block, as meshio keeps them) at time ``t`` [s]."""
-        t = self.check_time(t)
+        cell block, as meshio keeps them) at time ``t`` [s]; returns the series' ``.xdmf``."""
+        t = next_time(t, self._times[-1] if self._times else None, self._closed, self.path)
         step = len(self._times)
         h5, name = self._h5, self.h5_path.name
         geometry, topology = self._geometry_item(mesh.points), self._topology_item(mesh.cells)
@@ -199,6 +209,7 @@ class XdmfSeries:
                            f"{topology}{geometry}{''.join(attributes)}</Grid>")
         if step == 0 or self.clock() - self._last_rewrite >= self.every:
             self._rewrite()
+        return self.path
 
     def _geometry_item(self, points: np.ndarray) -> str:
         last, item, count = self._geometry
