@@ -131,7 +131,7 @@ def run(a, command: str) -> int:
     with pf.refusals(out_given=a.out is not None):
         outcome = simulate(replace(pf.problem, mesh=mesh), pf.stages, out=out, steps=pf.steps, alpha=pf.alpha,
                            alpha_fine=pf.alpha_fine, theta=pf.theta, paraview=pf.paraview, quiet=a.quiet,
-                           case=a.file.stem, command=command, parameters=pf.data)
+                           case=a.file.stem, command=command, parameters=pf.data, checks=pf.checks)
     tell(outcome)
     if outcome.status == "failed":
         print(f"error: the run failed: {outcome.message}; results up to t = {outcome.t_reached} s are in "
@@ -146,9 +146,13 @@ def tell(outcome) -> None:
     lines = [f"status: {outcome.status}" + (f" at t = {outcome.t_reached:.6g} s" if outcome.t_reached is not None
                                             else "")]
     for label, b in outcome.bodies.items():
+        if (b.get("overturn_verdict") or {}).get("verdict") == "none":
+            lines.append(f"body {label}: held by a support, no verdict")
+            continue
         at = f" at t = {b['overturned_at']:.6g} s" if b.get("overturned_at") is not None else ""
+        lifted = f", lifted at t = {b['uplift_time']:.6g} s" if b.get("uplift_time") is not None else ", never lifted"
         lines.append(f"body {label}: {verdicts[b['overturned']]}{at} (max |rotation| {b['max_rotation']:.3g} rad, "
-                     f"limit {b['limit']:.3g} rad)")
+                     f"limit {b['limit']:.3g} rad{lifted})")
     lines.append(f"impacts: {len(outcome.impacts)}")
     if outcome.energy:
         lines.append(f"energy books error: {100 * outcome.energy['relative_error']:.3g} % of the input "

@@ -91,7 +91,11 @@ stages by ``kind``) or its index: ``stages.shake.x.scale``, ``pairs.BRICK_1_BOTT
 
 Every mistake is a one-line :class:`fem.ranges.BadInput`: ``stack.toml: line 12: pairs[1].mu: expected a number
 >= 0, got "high"`` (a key set by an override names it instead of its line); so are the library's refusals
-(:meth:`ProblemFile.refusal`: a group the mesh does not have, ...).
+(:meth:`ProblemFile.refusal`: a group the mesh does not have, ...). Every number is also checked against the
+physical range of its kind (fem/ranges.py: ``stack.toml: line 13: materials.stone.young: 1e-300 Pa is outside the
+physical range [1, 1e16] Pa of a material's Young's modulus: ...``), a scaled record or closed form against the
+100 g of a record's samples (named by its ``scale``), and each stage's step against the stage (``steps.dt: 1 s is
+longer than the stage 'shake' it cuts (its duration, 0.1 s): ...``): all before anything is written.
 
 This module is the public face; the work is done in cases/problem_file_syntax_common.py (where keys stand,
 the readers of a value and their wording, overrides), cases/problem_file_build_common.py (the objects the

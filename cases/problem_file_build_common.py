@@ -11,9 +11,10 @@ import math
 import re
 from pathlib import Path
 
+from cases.problem_file_checks_common import read_checks
 from cases.problem_file_result_common import STAGE_KINDS, TOP, ProblemFile, labels, translate
-from cases.problem_file_syntax_common import (REQUIRED, Source, field_named, key_text, missing, num, shown, tab,
-                                              tables, text)
+from cases.problem_file_syntax_common import (REQUIRED, Source, field_named, key_text, missing, num, ranged, shown,
+                                              tab, tables, text)
 from contact.buckling import CRITERIA
 from contact.laws import LAWS
 from contact.zone import BiPlane, RigidPlane
@@ -26,8 +27,9 @@ from fem.model.material import ElasticMaterial
 from fem.problem import (BaseMotion, Body, CentralDifferences, EventSteps, Pair, Preload, Problem, SelfWeight, Spring,
                          Support, Uniform, Windows)
 from fem.problem.definition import load_mesh
-from fem.problem.physics import check_stages
+from fem.problem.physics import check_stages, check_steps
 from fem.io.results import SERIES_FORMATS
+from fem import ranges as r
 from fem.ranges import BadInput
 from fem.stage.phase import NewtonSettings
 
@@ -63,15 +65,29 @@ TIMED = {"self_weight": ("start", "ramp_end", "end", "hold", "friction", "newton
 NEWTON = ("rela", "maxi", "max_iterations")  # fem.stage.phase.NewtonSettings
 ROW = "[t_start, t_end, dt, alpha, fine] or [t_start, t_end, dt, alpha, fine, modified]"
 RAMP = "{ times = [t0, t1, ...], values = [v0, v1, ...] }"
+#: the physical range (fem.ranges) of each number of a law (a list of numbers: each of them)
+LAW_RANGES = {"mu": r.FRICTION, "coef_cont": r.AUGMENTATION, "coef_frot": r.AUGMENTATION,
+              "normal_stiffness": r.STIFFNESS, "normal_damping": r.DASHPOT, "tangential_stiffness": r.STIFFNESS_OR_ZERO,
+              "tangential_damping": r.DASHPOT, "stiffness": r.STIFFNESS, "critical_force": r.FORCE,
+              "post_force": r.FORCE, "plateau": r.LENGTH_OR_ZERO, "fall": r.LENGTH_OR_ZERO, "damping": r.DASHPOT,
+              "fall_damping": r.DASHPOT, "post_displacements": r.LENGTH_OR_ZERO, "post_stiffnesses": r.STIFFNESS,
+              "post_dampings": r.DASHPOT}
+#: the physical range of each number of a closed-form base motion (amplitude: checked in g, signed)
+MOTION_RANGES = {"frequency": r.FREQUENCY, "cycles": r.CYCLES, "smooth_start": r.DURATION_OR_ZERO,
+                 "ramp_time": r.DURATION, "hold_time": r.DURATION_OR_ZERO}
+#: the physical range of each number of a steps table (after STEP_BOUNDS' signs)
+STEP_RANGES = {"dt": r.TIME_STEP, "dt_fine": r.TIME_STEP, "tolerance": r.STEP_TOLERANCE, "refine_dt": r.TIME_STEP,
+               "refine_after": r.DURATION_OR_ZERO, "fine_after": r.DURATION_OR_ZERO, "lookahead": r.LOOKAHEAD,
+               "growth": r.STEP_GROWTH, "archive_every": r.ARCHIVE_EVERY, "modes": r.MODES}
 
 
 def _material(src: Source, value, path: tuple) -> ElasticMaterial:
     t = tab(src, value, path, MATERIAL)
-    kw = {"young": num(src, t, path, "young", low=0, open_low=True),
-          "poisson": num(src, t, path, "poisson", low=-1, high=0.5, open_low=True, open_high=True),
-          "density": num(src, t, path, "density", low=0, open_low=True),
-          "rayleigh_stiffness": num(src, t, path, "rayleigh_stiffness", 0.0, low=0),
-          "rayleigh_mass": num(src, t, path, "rayleigh_mass", 0.0, low=0)}
+    kw = {"young": num(src, t, path, "young", low=0, open_low=True, kind=r.MATERIAL_YOUNG),
+          "poisson": num(src, t, path, "poisson", low=-1, high=0.5, open_low=True, open_high=True, kind=r.POISSON),
+          "density": num(src, t, path, "density", low=0, open_low=True, kind=r.DENSITY),
+          "rayleigh_stiffness": num(src, t, path, "rayleigh_stiffness", 0.0, low=0, kind=r.RAYLEIGH_ALPHA),
+          "rayleigh_mass": num(src, t, path, "rayleigh_mass", 0.0, low=0, kind=r.RAYLEIGH_BETA)}
     try:
         return ElasticMaterial(**kw)
     except ValueError as err:
@@ -95,14 +111,14 @@ def _law(src: Source, t: dict, path: tuple):
         if not f.init or (f.name in NUMBER_LISTS and f.name not in t):
             continue
         if f.name in NUMBER_LISTS:
-            kw[f.name] = _numbers(src, t, path, f.name, empty=True)
+            kw[f.name] = _numbers(src, t, path, f.name, empty=True, kind=LAW_RANGES.get(f.name))
         elif f.name == "criterion":
             kw[f.name] = text(src, t, path, f.name, f.default, choices=CRITERIA)
         elif isinstance(f.default, bool):
             kw[f.name] = _flag(src, t, path, f.name, f.default)
         else:
             kw[f.name] = num(src, t, path, f.name, REQUIRED if f.name == "mu" or f.default is dataclasses.MISSING
-                             else f.default, low=0, open_low=f.name in POSITIVE)
+                             else f.default, low=0, open_low=f.name in POSITIVE, kind=LAW_RANGES.get(f.name))
     try:
         return LAWS[law](**kw)
     except ValueError as err:
@@ -111,8 +127,9 @@ def _law(src: Source, t: dict, path: tuple):
         raise src.refuse(path + ((key,) if key else ("law",)), str(err)) from None
 
 
-def _xy(src: Source, t: dict, path: tuple, key: str, default=REQUIRED, low=None) -> tuple:
-    """``t[key]``: two finite numbers [x, y] (each >= ``low``); ``default`` when absent."""
+def _xy(src: Source, t: dict, path: tuple, key: str, default=REQUIRED, low=None, kind=None) -> tuple:
+    """``t[key]``: two finite numbers [x, y] (each >= ``low``, then within the physical range ``kind``:
+    fem.ranges); ``default`` when absent."""
     need = "two finite numbers [x, y]" + ("" if low is None else f" >= {low}")
     if key not in t:
         return missing(src, t, path, key, need) if default is REQUIRED else default
@@ -120,12 +137,14 @@ def _xy(src: Source, t: dict, path: tuple, key: str, default=REQUIRED, low=None)
     if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                         and math.isfinite(x) and (low is None or x >= low) for x in v)):
         raise src.refuse(path + (key,), f"expected {need}, got {shown(v)}")
+    for x in v:
+        ranged(src, path + (key,), x, kind)
     return float(v[0]), float(v[1])
 
 
 def _plane(src: Source, value, path: tuple) -> RigidPlane:
     t = tab(src, value, path, ("point", "normal"), " { point = [x, y], normal = [nx, ny] }")
-    point, normal = _xy(src, t, path, "point"), _xy(src, t, path, "normal")
+    point, normal = _xy(src, t, path, "point", kind=r.COORDINATE), _xy(src, t, path, "normal")
     if normal == (0.0, 0.0):
         raise src.refuse(path + ("normal",), "the normal must not be [0, 0]: it points from the plane toward the slave")
     return RigidPlane(point, normal)
@@ -138,7 +157,8 @@ def _biplane(src: Source, value, path: tuple) -> BiPlane:
     direction = _xy(src, t, path, "direction", (1.0, 0.0))
     if direction == (0.0, 0.0):
         raise src.refuse(path + ("direction",), "the direction must not be [0, 0]: the obstacle's normal (NORM_OBST)")
-    return BiPlane(other, direction, num(src, t, path, "dist_1", 0.0, low=0), num(src, t, path, "dist_2", 0.0, low=0))
+    return BiPlane(other, direction, num(src, t, path, "dist_1", 0.0, low=0, kind=r.GAP),
+                   num(src, t, path, "dist_2", 0.0, low=0, kind=r.GAP))
 
 
 def _master(src: Source, t: dict, p: tuple):
@@ -156,8 +176,8 @@ def _master(src: Source, t: dict, p: tuple):
 def _spring(src: Source, t: dict, p: tuple) -> Spring:
     """Springs and dashpots from the nodes of ``group`` to the ground or to the nodes of ``other``."""
     tab(src, t, p, SPRING)
-    return Spring(text(src, t, p, "group"), _xy(src, t, p, "stiffness", (0.0, 0.0), low=0),
-                  _xy(src, t, p, "damping", (0.0, 0.0), low=0), text(src, t, p, "other", None),
+    return Spring(text(src, t, p, "group"), _xy(src, t, p, "stiffness", (0.0, 0.0), low=0, kind=r.STIFFNESS_OR_ZERO),
+                  _xy(src, t, p, "damping", (0.0, 0.0), low=0, kind=r.DASHPOT), text(src, t, p, "other", None),
                   text(src, t, p, "name", None))
 
 
@@ -176,13 +196,18 @@ def _motion(src: Source, value, path: tuple, folder: Path):
         kw = {"column": num(src, t, path, "column", 1, low=1, integer=True)}
         kw.update({k: text(src, t, path, k, choices=c) for k, c in (("units", ("m/s2", "g")),
                                                                     ("baseline", ("polynomial", "none"))) if k in t})
-        kw.update({k: num(src, t, path, k, low=0 if k == "peak_g" else None, open_low=True) for k in ("scale", "peak_g")
-                   if k in t})
+        if "peak_g" in t:
+            kw["peak_g"] = num(src, t, path, "peak_g", low=0, open_low=True, kind=r.TABLE_ACCELERATION)
+        if "scale" in t:
+            kw["scale"] = num(src, t, path, "scale", kind=r.SCALE, signed=True)
         try:
             return bm.read_record(file, **kw)
-        except ValueError as err:
-            key = "column" if f"column {kw['column']} asked" in str(err) else "record"
-            raise src.refuse(path + (key,), str(err)) from None
+        except ValueError as err:  # the scaled record beyond the 100 g of its samples: "FILE: scale ..."
+            message = str(err)
+            if message.startswith(f"{file}: scale "):
+                raise src.refuse(path + ("scale",), message.removeprefix(f"{file}: scale ")) from None
+            key = "column" if f"column {kw['column']} asked" in message else "record"
+            raise src.refuse(path + (key,), message) from None
     kind = text(src, value, path, "kind", choices=("record", *CLOSED_FORMS))
     if kind == "record":
         raise src.refuse(path + ("record",), f"missing (expected the record file: record = \"FILE\"){example}",
@@ -199,15 +224,31 @@ def _motion(src: Source, value, path: tuple, folder: Path):
             kw[name] = num(src, t, path, name, finite=name != "amplitude")
         elif p.default is inspect.Parameter.empty and name != "amplitude":
             missing(src, t, path, name, "a number")
+    if "amplitude" in kw and math.isfinite(kw["amplitude"]):  # [m/s^2]: in g, a table acceleration (0: at rest)
+        in_g = abs(kw["amplitude"]) / bm.STANDARD_GRAVITY
+        if in_g not in bm.AMPLITUDE:
+            raise src.refuse(path + ("amplitude",), f"{shown(kw['amplitude'])} m/s^2: its magnitude, {r.short(in_g)} "
+                             f"g, is outside the physical range {bm.AMPLITUDE.interval()} of a {bm.AMPLITUDE.name}: "
+                             f"{bm.AMPLITUDE.why}")
     if "amplitude_g" in t:
-        kw["amplitude"] = num(src, t, path, "amplitude_g") * bm.STANDARD_GRAVITY
+        kw["amplitude"] = num(src, t, path, "amplitude_g", kind=bm.AMPLITUDE, signed=True) * bm.STANDARD_GRAVITY
     try:
         history = bm.base_motion(kind, **kw)
     except ValueError as err:
+        if isinstance(err, BadInput):  # its signs right (the library's words), a physical range: the file's words
+            for name, value in kw.items():
+                ranged(src, path + (name,), value, MOTION_RANGES.get(name))
         key = field_named(str(err), params)
         key = "amplitude_g" if key == "amplitude" and "amplitude_g" in t else key
         raise src.refuse(path + ((key,) if key else ()), str(err)) from None
-    return bm.scaled(history, num(src, t, path, "scale")) if "scale" in t else history
+    if "scale" not in t:
+        return history
+    scale = num(src, t, path, "scale", kind=r.SCALE, signed=True)
+    try:
+        bm.check_scaled_peak("", scale, bm.peak_acceleration(history))  # the 100 g of a record's samples
+    except BadInput as err:
+        raise src.refuse(path + ("scale",), str(err).lstrip()) from None
+    return bm.scaled(history, scale)
 
 
 def _stage(src: Source, t: dict, path: tuple, folder: Path):
@@ -219,14 +260,14 @@ def _stage(src: Source, t: dict, path: tuple, folder: Path):
                                                "the first [[stages]]")
         hold = tables(src, t, "hold", False, path)
         return Preload(steps=num(src, t, path, "steps", 5, low=1, high=1000, integer=True),
-                       friction=num(src, t, path, "friction", None, low=0),
-                       duration=num(src, t, path, "duration", 1.0, low=0, open_low=True),
+                       friction=num(src, t, path, "friction", None, low=0, kind=r.FRICTION),
+                       duration=num(src, t, path, "duration", 1.0, low=0, open_low=True, kind=r.DURATION),
                        hold=_hold(src, hold, path), newton=_newton(src, t, path),
                        name=text(src, t, path, "name", "preload"))
     if kind in TIMED:
         return _timed(src, t, path, kind)
     tab(src, t, path, ("kind", "name", "duration", "x", "y"))
-    duration = num(src, t, path, "duration", low=0, open_low=True)
+    duration = num(src, t, path, "duration", low=0, open_low=True, kind=r.DURATION)
     x, y = (_motion(src, t[c], path + (c,), folder) if c in t else None for c in ("x", "y"))
     return BaseMotion(duration, x, y, text(src, t, path, "name", "base motion"))
 
@@ -235,7 +276,7 @@ def _timed(src: Source, t: dict, path: tuple, kind: str):
     """A stage in absolute time (module docstring): SelfWeight, Tilt, ImposedMotion or Release."""
     cls, keys = STAGE_KINDS[kind], TIMED[kind]
     tab(src, t, path, ("kind", "name", *keys))
-    kw = {k: num(src, t, path, k, None if k == "start" and kind != "self_weight" else REQUIRED)
+    kw = {k: num(src, t, path, k, None if k == "start" and kind != "self_weight" else REQUIRED, kind=r.INSTANT)
           for k in ("start", "ramp_end", "end") if k in keys}
     if kind == "tilt":
         kw.update(angle=num(src, t, path, "angle"), nodes=_names(src, t, path, "nodes", '["C1", "O1"]'),
@@ -251,9 +292,9 @@ def _timed(src: Source, t: dict, path: tuple, kind: str):
         velocity = t.get("velocity", {})
         if not isinstance(velocity, dict):
             raise src.refuse(path + ("velocity",), f"expected a table {{ GROUP = [vx, vy] }} [m/s], got {shown(velocity)}")
-        kw["velocity"] = {g: _numbers(src, velocity, path + ("velocity",), g) for g in velocity}
+        kw["velocity"] = {g: _numbers(src, velocity, path + ("velocity",), g, kind=r.VELOCITY) for g in velocity}
     name = kw["name"] = text(src, t, path, "name", cls.name)
-    kw.update(friction=num(src, t, path, "friction", None, low=0), newton=_newton(src, t, path))
+    kw.update(friction=num(src, t, path, "friction", None, low=0, kind=r.FRICTION), newton=_newton(src, t, path))
     try:
         return cls(**kw)
     except BadInput as err:  # "stages.NAME.KEY: what", or "stages.NAME: start before ... end": at the later time,
@@ -270,18 +311,21 @@ def _keys(rest: str) -> tuple:
     return tuple(int(k[1:-1]) if k.startswith("[") else k for k in re.findall(r"\[\d+\]|[^.\[\]]+", rest))
 
 
-def _numbers(src: Source, t: dict, path: tuple, key: str, empty: bool = False) -> tuple:
+def _numbers(src: Source, t: dict, path: tuple, key: str, empty: bool = False, kind=None) -> tuple:
+    """``t[key]``: a list of finite numbers (each within the physical range ``kind``: fem.ranges)."""
     v = t[key] if key in t else missing(src, t, path, key, "a list of numbers")
     if not (isinstance(v, list) and (v or empty) and all(isinstance(x, (int, float)) and not isinstance(x, bool)
                                                          and math.isfinite(x) for x in v)):
         raise src.refuse(path + (key,), f"expected a list of finite numbers, got {shown(v)}")
+    for i, x in enumerate(v):
+        ranged(src, path + (key, i), x, kind)
     return tuple(float(x) for x in v)
 
 
 def _ramp(src: Source, value, path: tuple) -> PiecewiseLinear:
     """A multiplier of time (fem.loads.functions.PiecewiseLinear: linear between its points, constant outside)."""
     t = tab(src, value, path, ("times", "values"), f" {RAMP}")
-    times, values = _numbers(src, t, path, "times"), _numbers(src, t, path, "values")
+    times, values = _numbers(src, t, path, "times", kind=r.INSTANT), _numbers(src, t, path, "values")
     if any(b <= a for a, b in zip(times, times[1:])):
         raise src.refuse(path + ("times",), f"expected strictly increasing times [s], got {shown(t['times'])}")
     if len(values) != len(times):
@@ -302,7 +346,7 @@ def _imposed(src: Source, m: dict, p: tuple) -> ImposedDisplacement:
     tab(src, m, p, ("group", "component", "value", "ramp"))
     ramp = {"function": _ramp(src, m["ramp"], p + ("ramp",))} if "ramp" in m else {}
     return ImposedDisplacement(text(src, m, p, "group"), text(src, m, p, "component", choices=("x", "y")),
-                               num(src, m, p, "value"), **ramp)
+                               num(src, m, p, "value", kind=r.DISPLACEMENT), **ramp)
 
 
 def _newton(src: Source, t: dict, path: tuple) -> NewtonSettings | None:
@@ -311,8 +355,10 @@ def _newton(src: Source, t: dict, path: tuple) -> NewtonSettings | None:
         return None
     p = path + ("newton",)
     n = tab(src, t["newton"], p, NEWTON, " { rela = 1e-6, maxi = 1e-3, max_iterations = 40 }")
-    kw = {k: num(src, n, p, k, low=0, open_low=True) for k in ("rela", "maxi") if k in n}
-    return NewtonSettings(**kw, **({"max_iterations": num(src, n, p, "max_iterations", low=1, integer=True)}
+    kinds = {"rela": r.RELATIVE_TOLERANCE, "maxi": r.FORCE}  # RESI_GLOB_RELA; RESI_GLOB_MAXI [N]
+    kw = {k: num(src, n, p, k, low=0, open_low=True, kind=kinds[k]) for k in ("rela", "maxi") if k in n}
+    return NewtonSettings(**kw, **({"max_iterations": num(src, n, p, "max_iterations", low=1, integer=True,
+                                                          kind=r.NEWTON_ITERATIONS)}
                                    if "max_iterations" in n else {}))
 
 
@@ -366,7 +412,7 @@ def _spec(src: Source, value, path: tuple):
         elif f.name == "watch" and "watch" in t:
             kw["watch"] = _names(src, t, path, "watch", '["O", "A"]')
         elif f.name != "watch" and (f.default is dataclasses.MISSING or f.name in t):
-            kw[f.name] = num(src, t, path, f.name, **STEP_BOUNDS.get(f.name, {}))
+            kw[f.name] = num(src, t, path, f.name, **STEP_BOUNDS.get(f.name, {}), kind=STEP_RANGES.get(f.name))
     try:
         return cls(**kw)
     except ValueError as err:  # EventSteps: "EventSteps: KEY ...", Uniform and Windows: "steps.KEY[i]: what"
@@ -432,11 +478,11 @@ def build(src: Source, data: dict) -> ProblemFile:
     if not (folder / mesh).is_file():
         raise src.refuse(("mesh",), f"no such file {str(folder / mesh)!r}")
     mass = text(src, data, (), "mass", "consistent", choices=MASS_KINDS)
-    gravity = num(src, data, (), "gravity", GRAVITY, low=0)
-    thickness = num(src, data, (), "thickness", 1.0, low=0, open_low=True)
+    gravity = num(src, data, (), "gravity", GRAVITY, low=0, kind=r.GRAVITY_OR_ZERO)
+    thickness = num(src, data, (), "thickness", 1.0, low=0, open_low=True, kind=r.LENGTH)
     masses = data.get("point_masses", {})
     masses = tab(src, masses, ("point_masses",), tuple(masses) if isinstance(masses, dict) else ())
-    point_masses = {g: num(src, masses, ("point_masses",), g, low=0) for g in masses}
+    point_masses = {g: num(src, masses, ("point_masses",), g, low=0, kind=r.MASS_OR_ZERO) for g in masses}
     materials = data.get("materials", None if data.get("bodies") or not point_masses else {})
     if not isinstance(materials, dict) or (not materials and data.get("bodies")):
         raise src.refuse(("materials",), f"missing (expected at least one [materials.NAME] table"
@@ -467,7 +513,8 @@ def build(src: Source, data: dict) -> ProblemFile:
                              f"{key_text(('pairs', schemes[0][0]))}: velocity-level (moreau_jean) and position-level "
                              f"laws need different time schemes")
         schemes.append((i, law.scheme))
-        pairs.append(Pair(slave, master, law, text(src, t, p, "name", None), num(src, t, p, "clearance", 0.0)))
+        pairs.append(Pair(slave, master, law, text(src, t, p, "name", None),
+                          num(src, t, p, "clearance", 0.0, kind=r.GAP, signed=True)))
     springs = [_spring(src, t, ("springs", i)) for i, t in enumerate(tables(src, data, "springs", False))]
     for section in ("bodies", "pairs", "springs"):
         _unique(src, data, section)
@@ -477,6 +524,11 @@ def build(src: Source, data: dict) -> ProblemFile:
     except BadInput as err:
         raise translate(src, data, str(err)) from None
     steps = _steps(src, data, stages)
+    try:  # each step within the stage it cuts (what simulate checks again)
+        check_steps(stages, lambda name: steps.get(name, DEFAULT_STEPS) if isinstance(steps, dict) else steps,
+                    isinstance(steps, dict))
+    except BadInput as err:
+        raise translate(src, data, str(err)) from None
     scheme = tab(src, data.get("scheme", {}), ("scheme",), ("alpha", "theta", "alpha_fine"))
     alpha = num(src, scheme, ("scheme",), "alpha", 0.0, low=-1 / 3, high=0.0)
     theta = num(src, scheme, ("scheme",), "theta", 0.55, low=0.5, high=1.0)
@@ -490,4 +542,5 @@ def build(src: Source, data: dict) -> ProblemFile:
                           springs=springs)
     except (BadInput, ValueError) as err:
         raise translate(src, data, str(err)) from None
-    return ProblemFile(src.path, problem, stages, steps, alpha, theta, alpha_fine, out, paraview, data, src, series)
+    return ProblemFile(src.path, problem, stages, steps, alpha, theta, alpha_fine, out, paraview, data, src, series,
+                       read_checks(src, data))

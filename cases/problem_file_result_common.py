@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cases.problem_file_syntax_common import Source
-from fem.problem import BaseMotion, ImposedMotion, Preload, Problem, Release, SelfWeight, Tilt, assemble
+from fem.problem import BaseMotion, Check, ImposedMotion, Preload, Problem, Release, SelfWeight, Tilt, assemble
 from fem.ranges import BadInput
 
 #: the keys of a problem file's top level
 TOP = ("mesh", "mass", "gravity", "thickness", "materials", "bodies", "supports", "pairs", "stages", "steps",
-       "scheme", "output", "point_masses", "springs")
+       "scheme", "output", "point_masses", "springs", "checks")
 #: the stage of each ``kind`` of [[stages]] (its class's ``name``: the default label of an unnamed one)
 STAGE_KINDS = {"preload": Preload, "self_weight": SelfWeight, "base_motion": BaseMotion, "tilt": Tilt,
                "imposed_motion": ImposedMotion, "release": Release}
@@ -40,6 +40,7 @@ class ProblemFile:
     data: dict
     source: Source = field(repr=False, compare=False)
     output_format: str = "xdmf"
+    checks: tuple = ()  # fem.problem.checks.Check s of its [[checks]]
 
     def refusal(self, err: Exception, out_given: bool = False) -> BadInput:
         """The library's refusal ``err`` (``bodies.BRICK_1.group: ...``) in the file's terms (``stack.toml:
@@ -67,8 +68,20 @@ def labels(data: dict, section: str) -> list[str]:
              "pairs": lambda e: e.get("name") or f"{e.get('slave')}/{e.get('master', _other(e))}",
              "springs": lambda e: e.get("name") or (e.get("group") if e.get("other") is None
                                                     else f"{e.get('group')}-{e.get('other')}"),
-             "stages": lambda e: e.get("name") or STAGE_KINDS.get(e.get("kind"), BaseMotion).name}
+             "stages": lambda e: e.get("name") or STAGE_KINDS.get(e.get("kind"), BaseMotion).name,
+             "checks": _check_label}
     return [str(label[section](e if isinstance(e, dict) else {})) for e in entries]
+
+
+def _check_label(entry: dict) -> str:
+    """A [[checks]] entry's label as fem.problem.checks.Check names it (its name, or one made of its fields)."""
+    if entry.get("name"):
+        return str(entry["name"])
+    fields = {k: (tuple(v) if k == "window" else v) for k, v in entry.items() if k in Check.__dataclass_fields__}
+    try:
+        return Check(**fields).label
+    except (BadInput, TypeError):
+        return ""
 
 
 def _other(pair: dict) -> str:
@@ -87,7 +100,7 @@ def _in_file(data: dict, path: tuple) -> tuple:
 
 def _library_path(data: dict, head: str) -> tuple | None:
     """The file's path of a key as the library names it (``bodies.BRICK_1.group``, ``stages[1]``, ``mesh``)."""
-    for section in ("bodies", "pairs", "supports", "springs", "stages"):
+    for section in ("bodies", "pairs", "supports", "springs", "stages", "checks"):
         if head == section:
             return (section,)
         m = re.fullmatch(rf"{section}\[(\d+)\](?:\.(.+))?", head)

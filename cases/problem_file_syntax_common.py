@@ -1,6 +1,7 @@
 """The syntax of a problem file (cases/problem_file.py): where each key stands, how keys and values are
 written back in messages, the readers of a key's value (``num``, ``text``, ``tab``, ``tables``) with their
-wording of a refusal, and the overrides (``--set KEY.PATH=VALUE``) applied to the parsed file.
+wording of a refusal (``num`` and ``ranged``: a number against its physical range too, fem.ranges), and the
+overrides (``--set KEY.PATH=VALUE``) applied to the parsed file.
 
 Every refusal is :meth:`Source.refuse`'s one line: ``file: line N: dotted.key: what``.
 """
@@ -14,11 +15,11 @@ import tomllib
 from pathlib import Path
 from typing import Sequence
 
-from fem.ranges import BadInput, number
+from fem.ranges import BadInput, Range, number
 
 #: the lists of the file whose entries an override picks by these keys (or an index)
 LISTS = {"bodies": ("name", "group"), "pairs": ("name", "slave"), "stages": ("name",), "supports": ("group",),
-         "springs": ("name", "group")}
+         "springs": ("name", "group"), "checks": ("name",)}
 #: a reader's default meaning "no default: the key is required"
 REQUIRED = object()
 _BARE = re.compile(r"^[A-Za-z0-9_-]+$")
@@ -192,8 +193,12 @@ def missing(src: Source, table: dict, path: tuple, key: str, need: str):
 
 
 def num(src: Source, table: dict, path: tuple, key: str, default=REQUIRED, low=None, high=None,
-        open_low: bool = False, open_high: bool = False, integer: bool = False, finite: bool = True):
-    """``table[key]``: a number (an integer) within the bounds; ``default`` when absent."""
+        open_low: bool = False, open_high: bool = False, integer: bool = False, finite: bool = True,
+        kind: Range | None = None, signed: bool = False):
+    """``table[key]``: a number (an integer) within the bounds; ``default`` when absent. With ``kind`` (a
+    :class:`fem.ranges.Range`), then within that physical range too (its magnitude when ``signed``; an
+    infinite value allowed by ``finite=False`` is not checked): ``VALUE UNIT is outside the physical range
+    ... of a KIND: why``."""
     need = _bounds(integer, low, high, open_low, open_high) + ("" if finite else " (inf allowed)")
     if key not in table:
         return missing(src, table, path, key, need) if default is REQUIRED else default
@@ -206,7 +211,19 @@ def num(src: Source, table: dict, path: tuple, key: str, default=REQUIRED, low=N
         odd = isinstance(v, float) and not math.isfinite(v)  # inf >= 0 holds: say finite
         raise src.refuse(path + (key,), f"expected {need.replace('a number', 'a finite number') if odd else need}, "
                                         f"got {shown(v)}")
+    ranged(src, path + (key,), v, kind, signed)
     return v if integer else float(v)
+
+
+def ranged(src: Source, path: tuple, value, kind: Range | None, signed: bool = False) -> None:
+    """Refuse the number ``value`` of the key at ``path`` outside the physical range ``kind`` (None: no
+    range; an infinite value is left to the reader that allowed it), on one line: ``file: line N: key: 1e-300
+    Pa is outside the physical range [1, 1e16] Pa of a material's Young's modulus: why``."""
+    if kind is None or (isinstance(value, float) and math.isinf(value)):
+        return
+    what = kind.outside(value, signed)
+    if what is not None:
+        raise src.refuse(path, what)
 
 
 def text(src: Source, table: dict, path: tuple, key: str, default=REQUIRED, choices: Sequence | None = None):

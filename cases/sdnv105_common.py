@@ -49,11 +49,10 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
-from fem.io.results import series_format
 from fem.time.march import march
 # prepare_output is looked up here, by _run_case (tests/test_input_ranges.py patches this module's)
 from fem.run.lifecycle import (EXIT_FAILED, BadInput, Run, check_resources, command_line, execute,
-                               prepare_output)
+                               prepare_output, results_line)
 from cases.sdnv105_config_common import (CREATION_LIMIT, CREATION_LIMIT_IMMEDIATE, MODELINGS, Config, Modeling,
                                          parse_args)
 from cases.sdnv105_resources_common import resource_estimate
@@ -114,8 +113,10 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
     if R:
         plot(config.out, R, summary)
         if flags.animate and output.interrupted is None:
-            animate(config.out, summary, flags.animate)
-    summary = record.close()  # summary.json last: a folder that says complete holds every file
+            why = animate(config.out, summary, flags.animate)
+            if why is not None:  # a note, never a failed run: status and exit code unchanged
+                summary = {**summary, "animation_error": why}
+    summary = record.close(summary)  # summary.json last: a folder that says complete holds every file
     print_table(summary)
     if output.interrupted is not None:
         raise output.interrupted  # fem.run.lifecycle.execute: one line, exit code 130 / 143
@@ -132,5 +133,5 @@ def _run_case(modeling: str, argv, description: str, integrator) -> int:
         print(f"error: {books['message']} (status: complete; see energy in {config.out}/summary.json)",
               file=sys.stderr)
         return EXIT_FAILED
-    print(f"results: {config.out}/ (report.md, summary.json, history.csv, solution.{series_format()} for ParaView)")
+    print(results_line(config.out, summary.get("files") or []))  # the files it wrote, no other
     return 0

@@ -11,7 +11,6 @@ by a function returning the Figure (:func:`reactions_figure`, :func:`summary_fig
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -244,18 +243,16 @@ def plot(out: Path, R: dict, summary: dict) -> None:
     _save(summary_figure(R, summary), out / "summary.png", dpi=100)
 
 
-def animate(out: Path, summary: dict, fmt: str = "gif") -> dict | None:
-    """OUT/animation.<fmt> of the release (fem.io.animation.animate_run: the deformed mesh and the
-    contact forces from the run's series, at most 150 frames, the impacts' steps always in). A run
-    that wrote no series step (it failed at once) gets a warning on stderr instead; returns what
-    animate_run returns, or None."""
+def animate(out: Path, summary: dict, fmt: str = "gif") -> str | None:
+    """OUT/animation.<fmt> of the release (fem.io.animation.animate_or_note: the deformed mesh and the
+    contact forces from the run's series, at most 150 frames, the impacts' steps always in). An
+    animation that fails (ffmpeg exiting with an error, a run that wrote no series step) gets one
+    warning line on stderr; returns why (the run's ``animation_error``), or None when it was written."""
     impacts = [(imp["time"], imp["corner"]) for imp in summary.get("impacts") or []]
-    try:
-        if summary.get("modeling") == "b":  # no table: shock springs at O, A, O1 on a rigid floor y = 0
-            return animation.animate_run(out, fmt, impacts, title="SDNV105 b", floor=0.0,
-                                         note="the release: the block rocks on its shock springs (rigid floor)")
-        return animation.animate_run(out, fmt, impacts, title=f"SDNV105 {summary.get('modeling', '')}",
-                                     note="the release: the block rocks on the table")
-    except (OSError, ValueError) as err:
-        print(f"warning: --animate: no animation ({err})", file=sys.stderr)
-        return None
+    if summary.get("modeling") == "b":  # no table: shock springs at O, A, O1 on a rigid floor y = 0
+        _, why = animation.animate_or_note(out, fmt, impacts, title="SDNV105 b", floor=0.0,
+                                           note="the release: the block rocks on its shock springs (rigid floor)")
+    else:
+        _, why = animation.animate_or_note(out, fmt, impacts, title=f"SDNV105 {summary.get('modeling', '')}",
+                                           note="the release: the block rocks on the table")
+    return why

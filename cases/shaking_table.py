@@ -55,8 +55,7 @@ from cases.shaking_table_summary_common import ENERGY_LIMIT, summarize
 from cases.shaking_table_summary_common import CURVE_POINTS, OVERTURN_MARGIN, rigid_reference  # noqa: F401
 from contact.laws import Augmented, Lagrange, MoreauJean
 from contact.output import ContactRecorder
-from fem.io.animation import add_animate_flag, animate_run, check_animate_flag
-from fem.io.results import series_format
+from fem.io.animation import add_animate_flag, animate_or_note, check_animate_flag
 from fem.io.recorder import NodeProbe
 from fem.loads import base_motion as bm
 from fem.mesh.check import check_mesh
@@ -66,7 +65,8 @@ from fem.problem import Assembled, BaseMotion, Body, Pair, Preload, Problem, Sup
 from fem.problem.observe import CornerRotation
 from fem.problem.simulate import Settings, body_watch, run_stages
 from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Estimate, Run, add_run_flags, add_series_flag, check_resources,
-                               command_line, count_steps, estimate, execute, finite, prepare_output)
+                               command_line, count_steps, estimate, execute, finite, prepare_output,
+                               results_line)
 from fem.stage.phase import PREDICTORS, NewtonSettings, StepResult
 from fem.time.interrupt import Interrupted
 from fem.time.stepping import EventSteps
@@ -362,6 +362,8 @@ class RunOutput:
     interrupted: Interrupted | None = None
     overturned_at: float | None = None
     overturned_block: int | None = None
+    pairs: dict | None = None  # the engine's per-pair measures (fem.problem.simulate.Outcome.pairs)
+    pair_impacts: list | None = None  # the engine's impacts, by the rule of every run (fem.problem.observe)
 
     @property
     def status(self) -> str:
@@ -427,7 +429,8 @@ def run(study: Study) -> RunOutput:
     stats = {k: outcome.stats[k] for k in ("steps", "newton_iterations", "subdivisions", "wall_s", "stepping_s")
              if k in outcome.stats}
     stats["fine_spans"] = len(outcome.spans)
-    return RunOutput(outcome.history, stats, outcome.spans, failure, outcome.interrupted, *(min(over) if over else (None, None)))
+    return RunOutput(outcome.history, stats, outcome.spans, failure, outcome.interrupted, *(min(over) if over else (None, None)),
+                     outcome.pairs, outcome.impacts)
 
 
 def resource_estimate(cfg: Config) -> Estimate:
@@ -467,12 +470,13 @@ def _main(argv) -> int:
     if R:
         plot(config.out, R, summary)
         if flags.animate and output.interrupted is None:  # a failed run's steps are drawn too
-            try:
-                animate_run(config.out, flags.animate, [(i["time"], i["corner"]) for i in summary.get("impacts") or []],
-                            title="shaking table", note="in the table's frame: displacements relative to the table")
-            except (OSError, ValueError) as err:
-                print(f"warning: --animate: no animation ({err})", file=sys.stderr)
-    summary = record.close()  # summary.json last: a folder that says complete holds every file
+            _, why = animate_or_note(config.out, flags.animate,
+                                     [(i["time"], i["corner"]) for i in summary.get("impacts") or []],
+                                     title="shaking table",
+                                     note="in the table's frame: displacements relative to the table")
+            if why is not None:  # a note, never a failed run: status and exit code unchanged
+                summary = {**summary, "animation_error": why}
+    summary = record.close(summary)  # summary.json last: a folder that says complete holds every file
     print_summary(summary)
     if output.interrupted is not None:
         raise output.interrupted
@@ -485,7 +489,7 @@ def _main(argv) -> int:
         print(f"error: the energy books miss by {100 * books:.3g} % of the table's input (limit "
               f"{100 * ENERGY_LIMIT:g} %; status: complete; see energy in {config.out}/summary.json)", file=sys.stderr)
         return EXIT_FAILED
-    print(f"results: {config.out}/ (report.md, summary.json, history.csv, solution.{series_format()} for ParaView)")
+    print(results_line(config.out, summary.get("files") or []))  # the files it wrote, no other
     return 0
 
 

@@ -238,6 +238,8 @@ def print_summary(summary: dict) -> None:
         label = "max_rotation" if len(mr or [None]) == 1 else f"max_rotation block {k}"
         print(f"{label:24s} {cell(value):>12s} {cell(rigid.get('max_rotation')):>12s}")
     print(f"{'slid':24s} {cell(summary.get('slid')):>12s}")
+    if "impact_count" in summary:
+        print(f"impacts by the rule of every run (a lift beyond 1e-4 of the body's size): {summary['impact_count']}")
     for imp in summary.get("impacts", []):
         print(f"impact at {imp['time']:.5f} s on {imp['corner']}: KE {imp['ke_before']:.4g} -> {imp['ke_after']:.4g} J")
     rows = summary.get("checks") or []

@@ -15,6 +15,8 @@ from contact.output import lift_impacts
 from contact.references import rocking_base
 from contact.references.overturning import still_table_outcome
 from fem.loads import base_motion as bm
+from fem.problem import verdicts
+from fem.problem.verdicts import remaining_peak  # noqa: F401 (the rigid verdict's, and re-exported)
 
 UPLIFT = 1e-6  # m: a base corner this far above the table has lifted (summary uplift_time)
 SLID = 1e-5  # m: a corner that slipped this much has slid (summary slid)
@@ -26,7 +28,7 @@ IMPACT_WINDOW = (1e-3, 5e-3)  # s before and after an impact's first closed step
 # decreases). The elastic block's barrier is the rigid one's to its settlement under self-weight
 # (1e-8 m on 0.44 m); the margin keeps the verdict off the barrier by the books' own accuracy
 # (ENERGY_LIMIT). Otherwise "undecided", never "no" (summary.json overturn_verdict, report.md).
-OVERTURN_MARGIN = 0.01
+OVERTURN_MARGIN = verdicts.OVERTURN_MARGIN
 #: rigid-reference curve samples kept in summary.json (the solver's are every flight's 801 and a rest
 #: scan every min(1/p, dt) / 200 s: 2e5 a second of rest at --dt 1e-3)
 CURVE_POINTS = 20001
@@ -88,20 +90,6 @@ def _overturned(verdict: str) -> bool | None:
     return {"yes": True, "no": False}.get(verdict)
 
 
-def remaining_peak(history: bm.MotionHistory, t: float) -> float:
-    """Largest |a| [m/s^2] of the table's motion after ``t`` (0 once it has ended; inf for a motion
-    that never ends): on 20001 points of [t, duration] and, for a record, its samples there."""
-    end = history.duration
-    if t >= end:
-        return 0.0
-    if not math.isfinite(end):
-        return math.inf
-    times = np.linspace(t, end, 20001)
-    samples = np.asarray(getattr(history, "times", ()), dtype=float)
-    times = np.union1d(times, samples[(samples >= t) & (samples <= end)])
-    return float(np.max(np.abs(history.acceleration(times))))
-
-
 def rigid_verdict(cfg: Config, history: bm.MotionHistory, res, horizon: float) -> dict:
     """Whether the rigid block of ``res`` (contact.references.rocking_base, to ``horizon``) overturns:
     ``verdict`` "yes" (|theta| reached 2 alpha by the horizon, or on a table still from there on,
@@ -155,8 +143,8 @@ def overturn_verdict(cfg: Config, history: bm.MotionHistory, R: dict, output: "R
     outward, whatever its energy: beyond the barrier the potential energy falls as it tips).
     ``energy`` and ``barrier`` [J] at the run's end."""
     if output.overturned_at is not None:
-        return {"verdict": "yes", "overturn_time": output.overturned_at,
-                "reason": f"block {output.overturned_block} reached its overturn angle at {output.overturned_at:.6g} s"}
+        return verdicts.decide(overturned_at=output.overturned_at, base_still=False,
+                               who=f"block {output.overturned_block}")
     if not R:
         return {"verdict": "undecided", "reason": "the run stopped before the table moved"}
     t_last = float(R["t"][-1])
@@ -168,23 +156,12 @@ def overturn_verdict(cfg: Config, history: bm.MotionHistory, R: dict, output: "R
     peak = remaining_peak(history, t_last)
     state = (f"at {t_last:.6g} s theta = {out['theta']:.4g} rad (alpha {cfg.alpha_rad:.4g}), omega = "
              f"{out['omega']:.4g} rad/s, energy {energy:.4g} J = {energy / barrier:.3g} of the barrier {barrier:.4g} J")
-    if peak == 0.0:
-        beyond = [b.k for b in blocks if abs(float(R[b.theta_column][-1])) >= 0.5 * b.overturn]
-        if beyond:
-            return {**out, "verdict": "undecided",
-                    "reason": f"{state}; the table is still from there on, and block {beyond[0]} is past its "
-                              f"unstable equilibrium (alpha): it tips on, or falls back (run longer: --t-end)"}
-        if energy < (1.0 - OVERTURN_MARGIN) * barrier:
-            return {**out, "verdict": "no", "reason": f"{state}; the table is still from there on: the blocks can "
-                                                      f"never reach an unstable equilibrium again"}
-        return {**out, "verdict": "undecided",
-                "reason": f"{state}; the table is still from there on, but the blocks have the energy to pass "
-                          f"the barrier: their impacts decide (run longer: --t-end)"}
-    if uplift_time is None and peak <= G * math.tan(cfg.column_alpha):
-        return {**out, "verdict": "no", "reason": "no corner lifted and the rest of the motion stays below the "
-                                                  "uplift acceleration"}
-    return {**out, "verdict": "undecided", "reason": f"{state}; the table still moves after the run's end (its "
-                                                     f"motion lasts to {history.duration:.6g} s)"}
+    beyond = [b.k for b in blocks if abs(float(R[b.theta_column][-1])) >= 0.5 * b.overturn]
+    verdict = verdicts.decide(base_still=peak == 0.0, beyond_balance=bool(beyond), energy=energy, barrier=barrier,
+                              lifted=uplift_time is not None, rest_peak=peak,
+                              uplift_acceleration=G * math.tan(cfg.column_alpha), state=state,
+                              who=f"block {beyond[0]}" if beyond else "the blocks")
+    return {**out, **verdict}
 
 
 def summarize(study: Study, output: RunOutput) -> dict:
@@ -229,6 +206,10 @@ def summarize(study: Study, output: RunOutput) -> dict:
         "overturn_time": output.overturned_at,
         "overturned_block": output.overturned_block,
         "impacts": impacts,
+        # the count by the rule of every run (fem.problem.observe.PairWatch: a landing after a lift beyond
+        # IMPACT_LIFT of the body's size, landings within one event once), as rockfem run reports it
+        "impact_count": len(output.pair_impacts or []),
+        "impact_lift": {k: p["impact_lift"] for k, p in (output.pairs or {}).items()},
         "max_friction_ratio": float(np.max(demand[~during_impacts])),
         "max_friction_ratio_impacts": float(np.max(demand)),
         "max_node_friction_ratio": float(max(np.max(R[f"friction_ratio{j.suffix}"]) for j in study.joints)),

@@ -31,11 +31,28 @@ from contact.multipliers import MultiplierContact
 from contact.penalty import ShockLaw, ShockSprings
 from contact.buckling import BucklingLaw
 from contact.zone import BiPlane, RigidPlane, zone_of
+from fem import ranges
 
 
 def _coulomb(owner: str, mu) -> None:
     if isinstance(mu, bool) or not isinstance(mu, (int, float)) or not math.isfinite(mu) or mu < 0:
         raise ValueError(f"{owner}: the Coulomb coefficient mu must be a finite number >= 0, got {mu!r}")
+    ranges.FRICTION.check(f"{owner}: mu", mu)
+
+
+def _in_ranges(law, kinds: dict) -> None:
+    """Each field of ``law`` named in ``kinds`` within its physical range (fem.ranges; a list of numbers
+    number by number): BadInput ``Owner: field VALUE UNIT is outside the physical range ...``. A value
+    that is no finite number >= 0 is left to the law's own checks (their messages name its keyword)."""
+    def signed_right(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x >= 0
+
+    owner = type(law).__name__
+    for name, kind in kinds.items():
+        value = getattr(law, name)
+        for x in value if isinstance(value, (tuple, list)) else (value,):
+            if signed_right(x):
+                kind.check(f"{owner}: {name}", x)
 
 
 def multiplier_term(model, slave: str, master, located: bool, clearance: float = 0.0, **law) -> MultiplierContact:
@@ -81,6 +98,7 @@ class Augmented:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
                 raise ValueError(f"Augmented: {name} must be a finite number > 0, got {value!r}")
+        _in_ranges(self, {"coef_cont": ranges.AUGMENTATION, "coef_frot": ranges.AUGMENTATION})
 
     def build(self, model, slave: str, master, located: bool = False, clearance: float = 0.0) -> MultiplierContact:
         return multiplier_term(model, slave, master, located, clearance, friction=self.mu, method="augmented",
@@ -107,6 +125,8 @@ class Penalty:
         _coulomb("Penalty", self.mu)
         ShockLaw(self.normal_stiffness, self.normal_damping, self.tangential_stiffness, self.tangential_damping,
                  self.mu)  # refuses a bad stiffness or damping now, naming it
+        _in_ranges(self, {"normal_stiffness": ranges.STIFFNESS, "normal_damping": ranges.DASHPOT,
+                          "tangential_stiffness": ranges.STIFFNESS_OR_ZERO, "tangential_damping": ranges.DASHPOT})
 
     def build(self, model, slave: str, master, located: bool = False, clearance: float = 0.0) -> ShockSprings:
         law = ShockLaw(self.normal_stiffness, self.normal_damping, self.tangential_stiffness,
@@ -135,9 +155,20 @@ class MoreauJean:
         return term if isinstance(term, VelocityContact) else velocity_contact_from(term)
 
 
-#: Code_Aster's DIS_CHOC with RELATION='FLAMBAGE' (contact.buckling.BucklingLaw: RIGI_NOR, FNOR_CRIT,
-#: FNOR_POST_FL, LARG_PLAT, ENFO_FL, the post-buckling tables, the dampings), a normal force only
-Buckling = BucklingLaw
+@dataclass(frozen=True)
+class Buckling(BucklingLaw):
+    """Code_Aster's DIS_CHOC with RELATION='FLAMBAGE' (:class:`contact.buckling.BucklingLaw`: RIGI_NOR,
+    FNOR_CRIT, FNOR_POST_FL, LARG_PLAT, ENFO_FL, the post-buckling tables, the dampings), a normal force
+    only; as a pair's law each number also within its physical range (fem.ranges)."""
+
+    def __post_init__(self) -> None:
+        # the ranges first: the law's tables divide by differences of its lengths (1e300 m overflow them)
+        _in_ranges(self, {"stiffness": ranges.STIFFNESS, "critical_force": ranges.FORCE, "post_force": ranges.FORCE,
+                          "plateau": ranges.LENGTH_OR_ZERO, "fall": ranges.LENGTH_OR_ZERO,
+                          "post_displacements": ranges.LENGTH_OR_ZERO, "post_stiffnesses": ranges.STIFFNESS,
+                          "damping": ranges.DASHPOT, "fall_damping": ranges.DASHPOT,
+                          "post_dampings": ranges.DASHPOT})
+        super().__post_init__()
 
 #: the law of each name a problem file may use (cases/problem_file.py)
 LAWS = {"lagrange": Lagrange, "augmented": Augmented, "penalty": Penalty, "moreau_jean": MoreauJean,

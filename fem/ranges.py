@@ -63,6 +63,12 @@ def number(x: float) -> str:
     return f"{mantissa}e{int(exponent)}"
 
 
+def short(x: float) -> str:
+    """A computed ``x`` to 4 significant digits, written as :func:`number` writes it (171.9, 5e4, 1.234e-7)."""
+    x = float(x)
+    return number(float(f"{x:.4g}")) if math.isfinite(x) else repr(x)
+
+
 def _bound(x: float) -> str:
     """A range's bound: :func:`number`, or 6 digits for a long one (pi / 2)."""
     text = number(x)
@@ -113,18 +119,30 @@ class Range:
             text = f"0 or {text}"
         return f"{text} {self.unit}" if self.unit else text
 
-    def refusal(self, flag: str, value) -> str | None:
-        """The one-line message refusing ``value`` of ``flag``, or None when it lies in the range."""
-        if value in self:
+    def outside(self, value, signed: bool = False) -> str | None:
+        """What is wrong with ``value``, without the flag or key it came from ("1e-300 Pa is outside the
+        physical range [1, 1e16] Pa of a material's Young's modulus: why"), or None when it lies in the
+        range; ``signed``: the value's magnitude is what the range bounds (an amplitude whose sign is a
+        direction), a negative one written |x|."""
+        magnitude = abs(value) if signed and isinstance(value, (int, float)) and not isinstance(value, bool) \
+            else value
+        if magnitude in self:
             return None
         try:
             shown = number(value)
         except (TypeError, ValueError, OverflowError):
             shown = repr(value)
+        if signed and magnitude is not value and value < 0:
+            shown = f"|{shown}|"
         unit = f" {self.unit}" if self.unit else ""
         why = f": {self.why}" if self.why else ""
         article = "an" if self.name[0] in "aeiou" else "a"
-        return f"{flag} {shown}{unit} is outside the physical range {self.interval()} of {article} {self.name}{why}"
+        return f"{shown}{unit} is outside the physical range {self.interval()} of {article} {self.name}{why}"
+
+    def refusal(self, flag: str, value) -> str | None:
+        """The one-line message refusing ``value`` of ``flag``, or None when it lies in the range."""
+        what = self.outside(value)
+        return None if what is None else f"{flag} {what}"
 
     def check(self, flag: str, value) -> None:
         """Raise :class:`BadInput` with :meth:`refusal` unless ``value`` lies in the range."""
@@ -248,11 +266,65 @@ WORKERS = Range("number of worker processes", "", 1.0, 1000.0, why="each is a pr
 #: 1e6 s (eleven days)
 WALL_TIME = Range("wall-clock time limit", "s", 1.0, 1e6, why="from the second a point needs to start to eleven days")
 
+
+# ---- the kinds a problem file (cases/problem_file.py) and the Python API (fem.problem, contact.laws) add
+#: a material's Young's modulus: 1 Pa (as YOUNG) to 1e16 Pa (as TABLE_YOUNG): a body of a problem may be
+#: the rigid proxy of a support (the benchmark's table, 1e14 Pa), and nothing tells a block from a table
+MATERIAL_YOUNG = Range("material's Young's modulus", "Pa", 1.0, 1e16,
+                       why="from softer than any foam to a rigid support's proxy (the benchmark's table has 1e14 Pa)")
+#: Code_Aster's AMOR_BETA (mass-proportional damping, zeta = beta / (2 omega)): 0 to 1e4 1/s, which damps
+#: critically every mode below 800 Hz, the rocking and flight of any body many times over (the damping
+#: tests take 1200 1/s)
+RAYLEIGH_BETA = Range("mass-proportional damping AMOR_BETA", "1/s", 0.0, 1e4,
+                      why="1e4 1/s already damps critically every mode below 800 Hz")
+#: a problem's gravity: GRAVITY, or 0 (a problem of discrete masses without weight, SDND's)
+GRAVITY_OR_ZERO = replace(GRAVITY, zero=True)
+#: a length that may be 0 (a buckling element's plateau or fall, a residual crush)
+LENGTH_OR_ZERO = replace(LENGTH, zero=True)
+#: a point mass that may be 0 (a node given no mass: the file's point_masses accept it)
+MASS_OR_ZERO = replace(MASS, zero=True)
+#: an imposed displacement: |u| <= 10 km, the largest LENGTH (no structure is larger); any small value is
+#: a displacement (0: held)
+DISPLACEMENT = Range("displacement", "m", -1e4, 1e4, why="10 km either way, beyond any structure")
+#: the augmented Lagrangian's COEF_CONT and COEF_FROT (factors of the slave's mean stiffness): 1e-6 to 1e6;
+#: Code_Aster's default is 100, this code's 1; a million times the body's stiffness, or a millionth of it,
+#: leaves the Newton system of the contact to round-off (1e-16 relative) or the contact unenforced
+AUGMENTATION = Range("augmentation coefficient", "", 1e-6, 1e6,
+                     why="a factor of the slave's mean stiffness; beyond a million either way the contact is lost "
+                         "to round-off or not enforced")
+#: a base motion's scale factor (signed: -1 turns it round): its magnitude from 1e-8 to 1e8, the ratio of
+#: the largest record sample (100 g) to the ground's ambient noise (1e-6 g); 0 stills the component
+SCALE = Range("scale factor", "", 1e-8, 1e8, zero=True,
+              why="1e8 is the ratio of a 100 g sample to the ground's 1e-6 g ambient noise: no factor beyond it "
+                  "maps a ground motion onto another")
+#: Newton's relative residual tolerance RESI_GLOB_RELA: from 1e-15 (the round-off of a residual, 2.2e-16
+#: relative, is never below it) to 1 (a residual as large as the load)
+RELATIVE_TOLERANCE = Range("relative residual tolerance", "", 1e-15, 1.0,
+                           why="from the round-off of double precision to a residual as large as the load")
+#: Newton iterations of a step ITER_GLOB_MAXI: 1 to 1000 (Newton converges in a few or not at all;
+#: Code_Aster's default is 10)
+NEWTON_ITERATIONS = Range("number of Newton iterations", "", 1.0, 1000.0,
+                          why="Newton converges in a few iterations or not at all (Code_Aster's default is 10)")
+#: the largest ratio of two successive coarse event-driven steps: above 1 (steps grow) to 100 (a step a
+#: hundred times the one before skips the motion that one followed)
+STEP_GROWTH = Range("step growth ratio", "", 1.0, 100.0, low_open=True,
+                    why="a step 100 times the one before skips the motion that one followed")
+#: how many coarse steps ahead a predicted closing starts fine steps: 0 to 1000 (further ahead, a closing
+#: predicted from the gap rate of one step is no prediction)
+LOOKAHEAD = Range("lookahead", "coarse steps", 0.0, 1e3, why="further ahead, a closing predicted from one step "
+                  "is no prediction")
+#: every how many steps one is archived: 1 to 1e12 (a run takes at most a trillion steps, MIN_STEP_FRACTION)
+ARCHIVE_EVERY = Range("archiving interval", "steps", 1.0, 1e12, why="a run takes at most a trillion steps")
+#: the modes of a modal basis: 1 to 1e6 (the dense eigen-solve of a million modes would need terabytes)
+MODES = Range("number of modes", "", 1.0, 1e6, why="a dense eigen-solve of more modes needs terabytes")
+
 #: every range by its name, for the README and the tests
 TABLE = {r.name: r for r in (LENGTH, BLOCK_SIZE, GAP, COORDINATE, DENSITY, YOUNG, TABLE_YOUNG, POISSON, FRICTION,
                              TABLE_ACCELERATION, RECORD_SAMPLE, GRAVITY, FREQUENCY, CYCLES, DURATION, INSTANT,
                              TIME_STEP, VELOCITY, SPEED, MASS, STIFFNESS, DASHPOT, RAYLEIGH_ALPHA, DAMPING_RATIO,
-                             FORCE, ENERGY, ANGLE, STEP_TOLERANCE, ELEMENTS, HALVINGS, WORKERS, WALL_TIME)}
+                             FORCE, ENERGY, ANGLE, STEP_TOLERANCE, ELEMENTS, HALVINGS, WORKERS, WALL_TIME,
+                             MATERIAL_YOUNG, RAYLEIGH_BETA, DISPLACEMENT, AUGMENTATION, SCALE, RELATIVE_TOLERANCE,
+                             NEWTON_ITERATIONS, STEP_GROWTH, LOOKAHEAD, ARCHIVE_EVERY, MODES)}
 
 
 # ------------------------------------------------------------------------------------ checks
@@ -261,6 +333,16 @@ def check(flag: str, value, kind: Range) -> None:
     (a flag not given)."""
     if value is not None:
         kind.check(flag, value)
+
+
+def check_key(key: str, value, kind: Range, signed: bool = False) -> None:
+    """Refuse ``value`` of the library's ``key`` (``stages.shake.duration``, ``steps.dt``) outside ``kind``:
+    BadInput ``KEY: VALUE UNIT is outside the physical range ...`` (:meth:`Range.outside`; ``signed``: its
+    magnitude is bounded); None is skipped."""
+    if value is not None:
+        what = kind.outside(value, signed)
+        if what is not None:
+            raise BadInput(f"{key}: {what}")
 
 
 def check_abs(flag: str, value, kind: Range) -> None:

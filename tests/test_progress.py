@@ -75,6 +75,48 @@ def test_a_log_file_gets_a_plain_line_every_every_seconds_and_none_during_the_de
     assert lines[-1] == "sdnv105a: release, t = 9 s of 10 s, 360 steps, 4 steps/s, about 10 s left"
 
 
+def _left_range(text: str) -> tuple[float, float]:
+    """(low, high) [s] of ``about A to B left`` or ``about A left`` (s, min, h)."""
+    m = re.search(r"about (\S+ \S+?)(?: to (\S+ \S+?))? left", text)
+    def seconds(x):
+        value, unit = x.split()
+        return float(value) * {"s": 1, "min": 60, "h": 3600}[unit]
+    return seconds(m.group(1)), seconds(m.group(2) or m.group(1))
+
+
+def test_the_time_left_of_a_run_whose_pace_changes_tenfold_is_a_range_that_holds_it_and_does_not_swing():
+    """An event-driven run: 10 s of wall time at 1 s simulated a second (coarse steps), 10 s at 0.1 (fine
+    steps around an impact), and so on, to t_end = 44 s (80 s of wall time). From the first full cycle on
+    each line's range holds the true time left, and its upper end never grows (a new user saw 7 s, then
+    69 min, within one run, from the last ten seconds' pace alone)."""
+    clock, log = FakeClock(), io.StringIO()
+    line = ProgressLine("pulse", t_end=44.0, stream=log, delay=0.0, every=2.0, clock=clock)
+    rate = lambda w: 1.0 if int(w // 10) % 2 == 0 else 0.1  # noqa: E731
+    truth, t, w, dw = {}, 0.0, 0.0, 0.05
+    with progress.listening(line):
+        while t < 44.0 - 1e-9:
+            w += dw
+            t = min(t + rate(w - dw) * dw, 44.0)
+            clock.now = w
+            progress.step("shake", t)
+            truth[round(w, 6)] = t
+    line.close()
+    lines = [x for x in log.getvalue().splitlines() if "left" in x]
+    end = max(truth)
+    highs = []
+    for x in lines:
+        at = float(re.search(r"t = (\S+) s of", x).group(1))
+        when = min(k for k, v in truth.items() if v >= at - 1e-9)  # the wall time this line was printed at
+        if when < 20.0:
+            continue
+        low, high = _left_range(x)
+        left = end - when
+        assert low * 0.95 - 1 <= left <= high * 1.05 + 1, (x, left)  # minutes and seconds are rounded
+        highs.append(high)
+    assert len(highs) > 10 and all(b <= a + 1 for a, b in zip(highs, highs[1:]))
+    assert any(" to " in x for x in lines)
+
+
 def test_a_terminal_gets_one_line_redrawn_at_most_four_times_a_second_and_close_ends_it():
     clock, tty = FakeClock(), Terminal()
     threads = set(threading.enumerate())

@@ -1,6 +1,8 @@
 """Animations of a run: the deformed mesh and the contact forces, read back from its ParaView series.
 
-:func:`animate_run` is what a case's ``--animate`` calls after the run: it reads
+:func:`animate_or_note` is what a case's ``--animate`` calls after the run (:func:`animate_run`, whose
+failure, an ffmpeg that exits with an error, a full disk, a series that cannot be read, becomes a
+warning on stderr and the run's ``animation_error``: a picture never fails a run). It reads
 ``OUT/solution.<fmt>`` and ``OUT/contact.<fmt>`` (``fmt`` the run's series format,
 fem.io.results.series_format: ``.xdmf`` or ``.pvd``) with fem.io.results.read_series, keeps at most
 :data:`MAX_FRAMES` of the archived steps (:func:`pick_frames`: always the steps around each impact,
@@ -33,6 +35,8 @@ magnified mesh.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +50,7 @@ from fem.ranges import BadInput
 
 __all__ = ["FORMATS", "MAX_FRAMES", "ARROW_CAP", "ARROW_FRACTION", "Frames", "available", "add_animate_flag",
            "check_animate_flag", "pick_frames", "magnification", "force_scale", "nice", "nice_up", "load_frames",
-           "write_animation", "animate_run"]
+           "write_animation", "animate_run", "animate_or_note", "why_not_written"]
 
 #: the animation formats: GIF through Pillow (always), MP4 through ffmpeg (when on PATH)
 FORMATS = ("gif", "mp4")
@@ -514,3 +518,31 @@ def animate_run(out: str | Path, fmt: str = "gif", impacts: Sequence = (), title
         raise FileNotFoundError(f"{solution}: no ParaView series to animate")
     frames = load_frames(solution, out / f"contact.{ext}", impacts, max_frames)
     return write_animation(out / f"animation.{fmt}", frames, title=title, note=note, floor=floor)
+
+
+def why_not_written(err: BaseException) -> str:
+    """One line saying why an animation failed: a program that exited with an error (ffmpeg: its
+    status and the last line it wrote on stderr), else the error's type and message."""
+    if isinstance(err, subprocess.CalledProcessError):
+        cmd = err.cmd[0] if isinstance(err.cmd, (list, tuple)) and err.cmd else err.cmd
+        said = err.stderr.decode(errors="replace") if isinstance(err.stderr, bytes) else (err.stderr or "")
+        last = [line.strip() for line in said.splitlines() if line.strip()][-1:]
+        return f"{Path(str(cmd)).name} exited with status {err.returncode}" + (f": {last[0][:200]}" if last else "")
+    said = " ".join(str(err).split())
+    return f"{type(err).__name__}: {said[:300]}" if said else type(err).__name__
+
+
+def animate_or_note(out: str | Path, fmt: str = "gif", impacts: Sequence = (), **kw) -> tuple[dict | None, str | None]:
+    """:func:`animate_run` after a run, whose failure does not fail the run: ``(what animate_run
+    returns, None)``, or ``(None, why)`` with one line ``warning: the animation was not written: why``
+    on stderr; the caller keeps ``why`` in summary.json (``animation_error``), the run's status and
+    exit code unchanged. A signal (fem.time.interrupt.Interrupted, KeyboardInterrupt) still stops the run."""
+    try:
+        return animate_run(out, fmt, impacts, **kw), None
+    except Exception as err:  # ffmpeg's CalledProcessError, OSError, ValueError, a drawing error, MemoryError
+        why = why_not_written(err)
+        try:
+            print(f"warning: the animation was not written: {why}", file=sys.stderr, flush=True)
+        except (OSError, ValueError):
+            pass
+        return None, why

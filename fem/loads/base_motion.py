@@ -28,14 +28,16 @@ from __future__ import annotations
 
 import inspect
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
 
+from fem import ranges
 from fem.loads.applied import ImposedDisplacement, InertialLoad
 from fem.loads.history import History, MotionHistory, PiecewisePolynomial, checked_finite, checked_positive
-from fem.loads.records import STANDARD_GRAVITY, Record, baseline_corrected, read_record  # noqa: F401 (re-exported)
+from fem.loads.records import (STANDARD_GRAVITY, Record, baseline_corrected, check_scaled_peak,  # noqa: F401 (re-exported)
+                               read_record)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -88,6 +90,38 @@ def _truncated(unbounded: Callable, t: np.ndarray, t_end: float) -> tuple[np.nda
     return a, v, d
 
 
+#: a closed form's amplitude, in g: a table acceleration (fem.ranges.TABLE_ACCELERATION), or 0 (a
+#: component at rest)
+AMPLITUDE = replace(ranges.TABLE_ACCELERATION, zero=True)
+
+
+def check_amplitude(owner: str, amplitude: float, key: str = "amplitude") -> None:
+    """Refuse a closed form's ``amplitude`` [m/s^2] whose magnitude in g lies outside :data:`AMPLITUDE`
+    (BadInput naming ``owner`` and ``key``)."""
+    in_g = abs(amplitude) / STANDARD_GRAVITY
+    if in_g not in AMPLITUDE:
+        kind = AMPLITUDE
+        raise ranges.BadInput(f"{owner}: {key} {ranges.number(amplitude)} m/s^2: its magnitude, {ranges.short(in_g)} g, is "
+                              f"outside the physical range {kind.interval()} of a {kind.name}: {kind.why}")
+
+
+def check_ranges(owner: str, items) -> None:
+    """``(name, value, kind)``: each value within its physical range (fem.ranges), None and inf skipped
+    (no number of cycles, a ramp held for ever): BadInput ``Owner: name VALUE UNIT is outside ...``."""
+    ranges.check_all((f"{owner}: {name}", value, kind) for name, value, kind in items
+                     if value is None or not math.isinf(value))
+
+
+def peak_acceleration(history) -> float | None:
+    """max |a| [m/s^2] of a history: a record's largest sample, a closed form's |amplitude| (a harmonic,
+    a pulse, a ramp never exceed it), a scaled one's |factor| times its history's; None when not known
+    (a history of the caller's own)."""
+    peak = getattr(history, "peak_acceleration", None)
+    if peak is None and isinstance(getattr(history, "amplitude", None), (int, float)):
+        peak = abs(history.amplitude)
+    return None if peak is None else float(peak)
+
+
 # ---------------------------------------------------------------------------------------------
 # analytic histories
 
@@ -134,6 +168,9 @@ class Harmonic(History):
         if not (smooth >= 0.0 and math.isfinite(smooth)):
             raise ValueError(f"Harmonic: smooth_start must be >= 0 and finite, got {smooth}")
         object.__setattr__(self, "smooth_start", smooth)
+        check_amplitude("Harmonic", self.amplitude)
+        check_ranges("Harmonic", (("frequency", self.frequency, ranges.FREQUENCY), ("cycles", self.cycles, ranges.CYCLES),
+                                  ("smooth_start", smooth, ranges.DURATION_OR_ZERO)))
 
     @property
     def omega(self) -> float:
@@ -182,6 +219,8 @@ class _OneCyclePulse(History):
         name = type(self).__name__
         object.__setattr__(self, "amplitude", checked_finite(name, "amplitude", self.amplitude))
         object.__setattr__(self, "frequency", checked_positive(name, "frequency", self.frequency))
+        check_amplitude(name, self.amplitude)
+        check_ranges(name, (("frequency", self.frequency, ranges.FREQUENCY),))
 
     @property
     def duration(self) -> float:
@@ -270,6 +309,8 @@ class Ramp(History):
         Th = float(self.hold_time)
         if not Th >= 0.0:
             raise ValueError(f"Ramp: hold_time must be >= 0, got {Th}")
+        check_amplitude("Ramp", A)
+        check_ranges("Ramp", (("ramp_time", Tr, ranges.DURATION), ("hold_time", Th, ranges.DURATION_OR_ZERO)))
         object.__setattr__(self, "amplitude", A)
         object.__setattr__(self, "ramp_time", Tr)
         object.__setattr__(self, "hold_time", Th)
@@ -299,14 +340,31 @@ class Ramp(History):
 
 @dataclass(frozen=True)
 class Scaled(History):
-    """factor * history: a, v and d all multiplied by ``factor`` (dimensionless)."""
+    """factor * history: a, v and d all multiplied by ``factor`` (dimensionless).
+
+    The factor is refused (BadInput naming it) unless finite with its magnitude in fem.ranges.SCALE, and
+    when the scaled peak acceleration (:func:`peak_acceleration`, when known) exceeds the 100 g a record's
+    sample may reach (fem.ranges.RECORD_SAMPLE, :func:`check_scaled_peak`)."""
 
     history: MotionHistory
     factor: float
 
+    def __post_init__(self) -> None:
+        factor = checked_finite("scaled", "factor", self.factor)
+        object.__setattr__(self, "factor", factor)
+        if (what := ranges.SCALE.outside(factor, signed=True)) is not None:
+            raise ranges.BadInput(f"scaled: factor {what}")
+        check_scaled_peak("scaled: factor", factor, peak_acceleration(self.history))
+
     @property
     def duration(self) -> float:
         return self.history.duration
+
+    @property
+    def peak_acceleration(self) -> float | None:
+        """|factor| times the history's peak [m/s^2] (None when not known)."""
+        peak = peak_acceleration(self.history)
+        return None if peak is None else abs(self.factor) * peak
 
     def _state(self, t):
         h = self.history
@@ -317,6 +375,7 @@ class Scaled(History):
 def scaled(history: MotionHistory, factor: float) -> Scaled:
     """The same motion multiplied by ``factor`` (the integrals are linear, so v and d scale too)."""
     return Scaled(history, checked_finite("scaled", "factor", factor))
+
 
 
 @dataclass(frozen=True)

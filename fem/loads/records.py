@@ -14,7 +14,7 @@ import numpy as np
 
 from fem.constants import GRAVITY
 from fem.loads.history import History, PiecewisePolynomial, checked_positive
-from fem.ranges import INSTANT, RECORD_SAMPLE
+from fem.ranges import INSTANT, RECORD_SAMPLE, SCALE, TABLE_ACCELERATION, BadInput, short
 from fem.ranges import number as number_text
 
 log = logging.getLogger(__name__)
@@ -252,9 +252,12 @@ def read_record(path, units: str | None = None, g: float = STANDARD_GRAVITY, bas
     file_format : "columns" or "at2" to override the guess from the file extension.
     column : which acceleration column of a columns file (1: the first after t; a record with its
         horizontal and vertical components in columns 1 and 2 is read once per component).
-    scale : if given, the (corrected) record multiplied by it (after ``peak_g``: a study's scale factor).
+    scale : if given, the (corrected) record multiplied by it (after ``peak_g``: a study's scale factor);
+        its magnitude within fem.ranges.SCALE, and the scaled samples within the 100 g the samples are
+        read against (:func:`check_scaled_peak`).
 
-    Every problem with the file raises a one-line ValueError naming it.
+    Every problem with the file raises a one-line ValueError naming it (a BadInput for a peak_g or a
+    scale outside its physical range).
     """
     path = Path(path)
     name = str(path)
@@ -289,6 +292,8 @@ def read_record(path, units: str | None = None, g: float = STANDARD_GRAVITY, bas
         record = baseline_corrected(record, degree)
     if peak_g is not None:
         target = checked_positive(name, "peak_g", peak_g) * float(g)
+        if (what := TABLE_ACCELERATION.outside(peak_g)) is not None:
+            raise BadInput(f"{name}: peak_g {what}")
         if record.peak_acceleration == 0.0:
             raise ValueError(f"{name}: cannot scale an all-zero record to peak_g = {peak_g}")
         factor = target / record.peak_acceleration
@@ -299,8 +304,24 @@ def read_record(path, units: str | None = None, g: float = STANDARD_GRAVITY, bas
     if scale is not None:
         if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not math.isfinite(scale):
             raise ValueError(f"{name}: scale must be a finite number, got {scale!r}")
+        if (what := SCALE.outside(scale, signed=True)) is not None:
+            raise BadInput(f"{name}: scale {what}")
+        check_scaled_peak(f"{name}: scale", scale, record.peak_acceleration)  # the 100 g of its samples, scaled
         record = Record(record.times, tuple(float(scale) * x for x in record.accelerations), name, record.baseline)
     return record
+
+
+def check_scaled_peak(key: str, factor: float, peak: float | None) -> None:
+    """Refuse (BadInput naming ``key``: ``scaled: factor``, ``FILE: scale``) a ``factor`` that takes a
+    motion of peak acceleration ``peak`` [m/s^2] (None: not known) beyond the 100 g of
+    :data:`fem.ranges.RECORD_SAMPLE`, the bound a record's samples are read against before scaling."""
+    if peak is None:
+        return
+    peak_g = abs(factor) * peak / STANDARD_GRAVITY
+    if not peak_g <= RECORD_SAMPLE.high:
+        raise BadInput(f"{key} {number_text(factor)} takes the peak acceleration {short(peak / STANDARD_GRAVITY)} g to "
+                       f"{short(peak_g)} g, outside the physical range {RECORD_SAMPLE.interval()} of a "
+                       f"{RECORD_SAMPLE.name}: no ground motion reaches it")
 
 
 def _check_samples(times: np.ndarray, accelerations: np.ndarray, lines: np.ndarray, units: str, name: str) -> None:

@@ -102,10 +102,34 @@ def read_meshio(path: pathlib.Path) -> meshio.Mesh:
         # meshio.gmsh.read rather than meshio.read: the latter calls sys.exit(1) on a read error
         return meshio.gmsh.read(os.fspath(path))
     except Exception as exc:  # meshio raises ReadError, ValueError, IndexError, ... on bad input
-        hint = ""
-        if "Incompatible cell data" in str(exc):
-            hint = " (elements outside physical groups? save the mesh with Mesh.SaveAll = 0)"
-        raise MeshError(f"cannot read mesh file {str(path)!r} as a gmsh .msh file: {exc}{hint}") from exc
+        raise MeshError(_unreadable(path, exc)) from exc
+
+
+#: how a gmsh .msh file begins (ASCII and binary alike)
+GMSH_HEADER = b"$MeshFormat"
+
+
+def _unreadable(path: pathlib.Path, exc: Exception) -> str:
+    """One line naming the file and what is wrong with it: not a gmsh mesh at all (empty, or not
+    beginning with ``$MeshFormat``: its first bytes shown), or a gmsh mesh meshio could not read;
+    meshio's own message, else the type of its error (meshio's ReadError often has no message)."""
+    said = " ".join(str(exc).split())
+    why = f"meshio: {said[:200]}" if said else f"meshio: {type(exc).__name__}"
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+    except OSError as err:
+        return f"{path}: cannot be read ({err.strerror or err})"
+    if not head.strip():
+        return f"{path}: not a gmsh mesh: the file is empty ({why})"
+    if not head.lstrip().startswith(GMSH_HEADER):
+        first = head.lstrip().splitlines()[0][:24]
+        return (f"{path}: not a gmsh mesh: it begins with {first.decode('latin-1')!r}, not "
+                f"{GMSH_HEADER.decode()} ({why})")
+    hint = ""
+    if "Incompatible cell data" in said:
+        hint = " (elements outside physical groups? save the mesh with Mesh.SaveAll = 0)"
+    return f"{path}: not a gmsh mesh meshio can read ({why}){hint}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,7 +20,10 @@ from pathlib import Path
 from typing import Mapping
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
+from fem import ranges
 from fem.constants import GRAVITY
 from fem.mesh.check import check_mesh
 from fem.mesh.mesh import Mesh, MeshError
@@ -36,7 +39,9 @@ COMPONENTS = ("x", "y")
 
 @dataclass(frozen=True)
 class Body:
-    """A deformable body: the surface group ``group`` of the mesh, its ``material``.
+    """A deformable body: the surface group ``group`` of the mesh, its ``material`` (each of its numbers
+    refused outside its physical range: ElasticMaterial.check_ranges, BadInput naming
+    ``bodies.LABEL.material.FIELD``).
 
     overturn_angle : |rotation| [rad] at which the body counts as overturned (the run stops there);
         None: 2 atan(w / h) of the body's bounding box (w wide, h high), the angle at which a
@@ -51,6 +56,10 @@ class Body:
     overturn_angle: float | None = None
     name: str | None = None
     mass: str | None = None
+
+    def __post_init__(self) -> None:
+        if callable(getattr(self.material, "check_ranges", None)):  # each field within its physical range
+            self.material.check_ranges(f"bodies.{self.label}.material")
 
     @property
     def label(self) -> str:
@@ -86,6 +95,7 @@ class Pair:
         c = self.clearance
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not math.isfinite(c):
             raise BadInput(f"pairs.{self.label}.clearance: a finite number of metres, got {c!r}")
+        ranges.check_key(f"pairs.{self.label}.clearance", c, ranges.GAP, signed=True)
 
     @property
     def label(self) -> str:
@@ -156,6 +166,17 @@ class Problem:
                     or value < 0 or (name == "thickness" and value == 0):
                 raise BadInput(f"{name}: must be a finite number {'>' if name == 'thickness' else '>='} 0, "
                                f"got {value!r}")
+        ranges.check_key("gravity", self.gravity, ranges.GRAVITY_OR_ZERO)
+        ranges.check_key("thickness", self.thickness, ranges.LENGTH)
+        for group, mass in dict(self.point_masses).items():
+            ranges.check_key(f"point_masses.{group}", mass, ranges.MASS_OR_ZERO)
+        for sp_ in self.springs:
+            for key, kind in (("stiffness", ranges.STIFFNESS_OR_ZERO), ("damping", ranges.DASHPOT)):
+                values = getattr(sp_, key)
+                for value in values if isinstance(values, (tuple, list)) else ():
+                    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+                            and value >= 0:  # else Springs' own refusal at assemble
+                        ranges.check_key(f"springs.{sp_.label}.{key}", value, kind)
         groups = [b.group for b in self.bodies]
         twice = sorted({x for x in groups if groups.count(x) > 1})
         if twice:
@@ -217,7 +238,10 @@ def load_mesh(mesh) -> Mesh:
     try:
         return read_mesh(path)
     except (ValueError, OSError) as err:
-        raise BadInput(f"mesh {path}: {err}") from None
+        said = str(err)
+        for named in (f"{path}: ", f"{str(path)!r}: "):  # the reader's message names the file already
+            said = said[len(named):] if said.startswith(named) else said
+        raise BadInput(f"mesh {path}: {said}") from None
 
 
 def need_group(mesh: Mesh, key: str, group: str, dims: tuple[int, ...]) -> None:
@@ -239,6 +263,31 @@ def _within(mesh: Mesh, group: str, body: str) -> bool:
     """Every node of the node or line group ``group`` is a node of the body's surface group ``body``."""
     nodes = mesh.nodes(group) if group in mesh.node_groups else np.unique(mesh.cell_groups[group].connectivity)
     return bool(np.isin(nodes, np.unique(mesh.cell_groups[body].connectivity)).all())
+
+
+def _group_nodes(mesh: Mesh, group: str) -> np.ndarray:
+    """The nodes of a node, line or surface group."""
+    return mesh.nodes(group) if group in mesh.node_groups else np.unique(mesh.cell_groups[group].connectivity)
+
+
+def _in_one_part(mesh: Mesh, pair: Pair, bodies) -> str | None:
+    """The label of the body one connected part of which (its cells linked through shared nodes) holds
+    every node of both the slave and the master group of ``pair``, or None. Two parts of one surface
+    group (blocks stacked in one region, their joint a pair) are two bodies to a pair."""
+    if not isinstance(pair.master, str):
+        return None
+    nodes = np.union1d(_group_nodes(mesh, pair.slave), _group_nodes(mesh, pair.master))
+    for b in bodies:
+        conn = mesh.cell_groups[b.group].connectivity
+        if not np.isin(nodes, conn).all():
+            continue
+        n = mesh.n_nodes
+        links = sp.coo_matrix((np.ones(conn.shape[0] * (conn.shape[1] - 1)),
+                               (np.repeat(conn[:, 0], conn.shape[1] - 1), conn[:, 1:].ravel())), shape=(n, n))
+        _, part = connected_components(links, directed=False)
+        if np.unique(part[nodes]).size == 1:
+            return b.label
+    return None
 
 
 def assemble(problem: Problem) -> Assembled:
@@ -273,6 +322,11 @@ def assemble(problem: Problem) -> Assembled:
     try:
         warnings = check_mesh(used, tuple(supported), surfaces)
     except (MeshError, ValueError) as err:
+        for p in problem.pairs:  # a pair inside one body leaves it floating: say that, not "a floating part"
+            body = _in_one_part(mesh, p, problem.bodies)
+            if body is not None:
+                raise BadInput(f"pairs.{p.label}: slave {p.slave} and master {p.master} lie in one body ({body}): "
+                               "a contact pair joins two bodies (its slave on one, its master on the other)") from None
         raise BadInput(f"mesh: {err}") from None
     kinds = {b.group: b.mass or problem.mass for b in problem.bodies}
     # a pair's slave nodes lose their mass when they belong to a body whose mass is redistributed

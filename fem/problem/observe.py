@@ -12,8 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-#: a slave node that left its master by more than this [m] and closes again makes an impact
+#: a node of a pair that opened by more than this [m] has lifted (uplift instants); a pair of no body's
+#: (discrete masses) also takes it as its impact threshold
 LIFT = 1e-6
+#: a pair's impact is a slave node closing after it opened by more than this fraction of the size of the
+#: smaller of the pair's bodies (the diagonal of its bounding box: 88 um for SDNV105's block): a node's
+#: flutter on its support and the micrometre lifts of a heavy plinth under a rocking statue are no impacts
+IMPACT_LIFT = 1e-4
 #: closings of one pair within this time [s] of its last impact belong to that impact
 IMPACT_WINDOW = 2e-3
 
@@ -65,21 +70,44 @@ class CornerRotation:
 @dataclass
 class PairWatch:
     """One contact pair's measures after each step, and its impacts: a slave node closing after it
-    had opened by more than LIFT; closings within IMPACT_WINDOW of the pair's last impact are part of
-    it (a base landing node after node)."""
+    had opened by more than ``lift`` [m] (IMPACT_LIFT of the pair's smaller body, fem.problem.simulate);
+    closings within IMPACT_WINDOW of the pair's last impact are part of it (a base landing node after
+    node, a node re-landing within one event).
+
+    ``nodes``: name -> mesh node index of the slave nodes whose own reaction and gap are history columns (``rn[PAIR@NAME]``, ``gap[PAIR@NAME]``).
+    ``penetration``: the largest penetration of a slave node into its master over the run, -gap of a
+    node whose gap is negative [m] (``penetration[PAIR]`` a step's). ``uplift_time``: the first
+    instant a node of the pair that had been closed opened by more than LIFT [s] (None: never)."""
 
     label: str
     term: object
+    nodes: dict = None
+    lift: float = LIFT  # [m] a landing after a lift beyond it is an impact (IMPACT_LIFT of the bodies' size)
 
     def __post_init__(self) -> None:
         self.lifted: np.ndarray | None = None  # the largest gap of each node since it last opened [m]
         self.closed: np.ndarray | None = None
         self.impacts: list[dict] = []
         self.max_gap = 0.0
+        self.penetration = 0.0
+        self.penetration_at: float | None = None
+        self.uplift_time: float | None = None
+        self.nodes = dict(self.nodes or {})
+
+    def measure_penetration(self, t: float) -> float:
+        """The pair's penetration at ``t`` [s], the largest -gap of a slave node whose gap is negative [m]
+        (0: none); the largest over the run kept in :attr:`penetration`, its instant in :attr:`penetration_at`."""
+        gap = np.asarray(self.term.state().gap, dtype=float)
+        gap = gap[np.isfinite(gap)]
+        sunk = float(max(-np.min(gap), 0.0)) if gap.size else 0.0
+        if sunk > self.penetration:
+            self.penetration, self.penetration_at = sunk, float(t)
+        return sunk
 
     def columns(self) -> list[str]:
         return [f"n_closed[{self.label}]", f"max_gap[{self.label}]", f"rn[{self.label}]",
-                f"friction_demand[{self.label}]"]
+                f"friction_demand[{self.label}]", f"penetration[{self.label}]",
+                *(f"{q}[{self.label}@{n}]" for n in self.nodes for q in ("rn", "gap"))]
 
     def observe(self, t: float, ke: float | None = None) -> dict:
         st = self.term.state()
@@ -87,7 +115,8 @@ class PairWatch:
         gap = np.where(np.isfinite(st.gap), st.gap, 0.0)
         if self.lifted is None:
             self.lifted, self.closed = np.where(closed, 0.0, gap), closed
-        landing = closed & ~self.closed & (self.lifted > LIFT)
+            self.was_closed = closed
+        landing = closed & ~self.closed & (self.lifted > self.lift)
         if np.any(landing):
             last = self.impacts[-1] if self.impacts else None
             if last is not None and t - last["time"] <= IMPACT_WINDOW:
@@ -95,21 +124,31 @@ class PairWatch:
             else:
                 self.impacts.append({"time": float(t), "pair": self.label, "nodes": int(np.count_nonzero(landing)),
                                      "lift": float(np.max(self.lifted[landing]))})
+        if self.uplift_time is None and np.any(self.was_closed & ~closed & (gap > LIFT)):
+            self.uplift_time = float(t)
+        self.was_closed = self.was_closed | closed
         self.lifted = np.where(closed, 0.0, np.maximum(self.lifted, gap))
         self.closed = closed
         open_gap = float(np.max(gap[~closed])) if np.any(~closed) else 0.0
         self.max_gap = max(self.max_gap, open_gap)
+        sunk = self.measure_penetration(t)
         rn = np.asarray(st.rn, dtype=float)
         rn_sum = float(np.sum(rn))
-        return {f"n_closed[{self.label}]": float(np.count_nonzero(closed)), f"max_gap[{self.label}]": open_gap,
-                f"rn[{self.label}]": rn_sum,
-                f"friction_demand[{self.label}]": abs(float(np.sum(st.rt))) / rn_sum if rn_sum > 0 else 0.0}
+        row = {f"n_closed[{self.label}]": float(np.count_nonzero(closed)), f"max_gap[{self.label}]": open_gap,
+               f"rn[{self.label}]": rn_sum,
+               f"friction_demand[{self.label}]": abs(float(np.sum(st.rt))) / rn_sum if rn_sum > 0 else 0.0,
+               f"penetration[{self.label}]": sunk}
+        for name, node in self.nodes.items():
+            k = int(np.flatnonzero(np.asarray(st.nodes) == node)[0])
+            row[f"rn[{self.label}@{name}]"] = float(rn[k])
+            row[f"gap[{self.label}@{name}]"] = float(st.gap[k])
+        return row
 
 
 @dataclass
 class BodyWatch:
     """One body's rotation after each step, its largest |rotation|, and its overturning: |theta| at
-    or above ``limit`` [rad] (the run stops there)."""
+    or above ``limit`` [rad] (the run stops there). Its verdict at the run's end: fem.problem.verdicts."""
 
     label: str
     rotation: BodyRotation
@@ -131,29 +170,6 @@ class BodyWatch:
         if self.overturned_at is None and abs(self.theta) >= self.limit:
             self.overturned_at = float(t)
         return {f"theta[{self.label}]": self.theta, f"omega[{self.label}]": self.omega}
-
-    def settled(self) -> bool:
-        """At the last step the body, taken as a rigid rectangle rocking on a corner (R the half
-        diagonal, I_O = 4 m R^2 / 3, balance angle alpha = limit / 2), has too little kinetic energy to
-        reach its balance angle from where it is::
-
-            (2/3) R^2 omega^2 < g R (1 - cos(alpha - |theta|))
-        """
-        alpha = 0.5 * self.limit
-        if abs(self.theta) >= alpha or self.radius <= 0:
-            return False
-        return (2.0 / 3.0) * self.radius ** 2 * self.omega ** 2 < self.g * self.radius * (1 - math.cos(alpha - abs(self.theta)))
-
-    def verdict(self, finished: bool) -> bool | None:
-        """True: overturned; False: the stages ran to their end, the body never rotated past a quarter
-        of its overturning angle (half its balance angle) and it ends unable to reach its balance
-        angle (:meth:`settled`); None otherwise: undecided (README "What a run guarantees": never an
-        outcome it has not decided)."""
-        if self.overturned_at is not None:
-            return True
-        if finished and self.max_rotation < 0.25 * self.limit and self.settled():
-            return False
-        return None
 
 
 class WallClock:

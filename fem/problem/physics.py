@@ -13,14 +13,17 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from fem import ranges
 from fem.loads.applied import Gravity, ImposedDisplacement, RigidRotation
 from fem.loads.base_motion import table_frame_load
 from fem.loads.functions import PiecewiseLinear
 from fem.problem.definition import Assembled, need_group
 from fem.problem.stages import BaseMotion, ImposedMotion, Preload, Release, SelfWeight, Tilt
+from fem.problem.steps import CentralDifferences, Uniform, check_event_steps
 from fem.ranges import BadInput
 from fem.stage.phase import NewtonSettings, Phase, State
 from fem.stage.schemes import Static
+from fem.time.stepping import EventSteps
 
 #: every stage type a simulation runs, and those that integrate the dynamics
 STAGES = (Preload, SelfWeight, BaseMotion, ImposedMotion, Tilt, Release)
@@ -59,9 +62,16 @@ def preload_phase(assembled: Assembled, stage: Preload) -> Phase:
 
 
 def check_stages(stages, continued: bool = False) -> tuple:
-    """The stages as a tuple; BadInput for a stage of no known kind, a preload after the first stage,
-    or a first stage that does not say when it starts (unless it ``continued`` a state given)."""
-    stages = tuple(stages)
+    """The stages as a tuple; BadInput for stages that are no list of them (a stage alone, a string), a
+    stage of no known kind, a preload after the first stage, or a first stage that does not say when it
+    starts (unless it ``continued`` a state given)."""
+    try:
+        if isinstance(stages, (str, bytes, *STAGES)):
+            raise TypeError
+        stages = tuple(stages)
+    except TypeError:
+        raise BadInput(f"stages: expected a list of stages (e.g. [Preload(), BaseMotion(...)]), got "
+                       f"{type(stages).__name__}") from None
     if not stages:
         raise BadInput("stages: at least one stage")
     for i, s in enumerate(stages):
@@ -87,7 +97,8 @@ def check_stages(stages, continued: bool = False) -> tuple:
 
 def check_groups(assembled: Assembled, stages, settings=None) -> None:
     """Refuse (BadInput naming the key) a stage's group the mesh does not have: holds, imposed motions,
-    a tilt's nodes and pivot (groups of one node); a steps spec named for no stage."""
+    a tilt's nodes and pivot (groups of one node); a steps spec named for no stage; with ``settings``
+    (fem.problem.simulate.Settings), a step that does not fit its stage (:func:`check_steps`)."""
     mesh = assembled.mesh
     for s in stages:
         for key, groups in (("hold", [h.group for h in getattr(s, "hold", ())]),
@@ -105,6 +116,37 @@ def check_groups(assembled: Assembled, stages, settings=None) -> None:
         if unknown:
             raise BadInput(f"steps: {unknown[0]!r} names no stage; the stages are "
                            f"{', '.join(repr(s.name) for s in stages)}")
+    if callable(getattr(settings, "steps_for", None)):
+        check_steps(stages, settings.steps_for, isinstance(named, Mapping))
+
+
+def check_steps(stages, spec_for, named: bool) -> None:
+    """Refuse (BadInput naming ``steps.dt``, or ``steps.STAGE.dt`` when each stage has its own spec:
+    ``named``) the steps of a dynamic stage: an EventSteps' numbers outside their physical ranges
+    (fem.problem.steps.check_event_steps), and a step (Uniform, EventSteps, CentralDifferences) longer
+    than the stage it cuts or shorter than fem.ranges.MIN_STEP_FRACTION of it (a trillion steps), as
+    fem.ranges.check_step refuses a case's; ``spec_for(name)``: the spec of the stage named ``name``."""
+    t = 0.0
+    for s in stages:
+        if isinstance(s, Preload):
+            t = 0.0
+            continue
+        start = s.start if getattr(s, "start", None) is not None else t
+        t = end = stage_end(s, start)
+        spec, key = spec_for(s.name), f"steps.{s.name}" if named else "steps"
+        if isinstance(spec, EventSteps):
+            check_event_steps(spec, key)
+        if not isinstance(spec, (EventSteps, Uniform, CentralDifferences)):
+            continue  # Windows: each row its own window; a case's spec: its own checks
+        dt, length = spec.dt, end - start
+        span = (f"its duration, {ranges.number(length)} s" if isinstance(s, BaseMotion) else
+                f"{ranges.number(length)} s, from {ranges.number(start)} to {ranges.number(end)} s")
+        if dt > length * (1.0 + 1e-12):
+            raise BadInput(f"{key}.dt: {ranges.number(dt)} s is longer than the stage {s.name!r} it cuts ({span}): "
+                           f"a step must not exceed its stage")
+        if dt < ranges.MIN_STEP_FRACTION * length:
+            raise BadInput(f"{key}.dt: {ranges.number(dt)} s is shorter than {ranges.number(ranges.MIN_STEP_FRACTION)} "
+                           f"of the stage {s.name!r} it cuts ({span}): more than a trillion steps")
 
 
 def first_time(stage) -> float:

@@ -29,6 +29,11 @@ def table(header: Sequence[str], rows: Sequence[Sequence]) -> list[str]:
     return md_table([cell(h) for h in header], [[cell(x) for x in row] for row in rows]) + [""]
 
 
+def _with_unit(value, unit) -> str:
+    """A value and its unit (``0.166 rad``), '–' for none."""
+    return cell(value) if value is None or not unit else f"{cell(value)} {unit}"
+
+
 def _stage_line(stage) -> str:
     """One line of the stages' list: what the stage does and until when."""
     kind = type(stage).__name__
@@ -74,12 +79,17 @@ def write_report(path: Path, summary: dict, stages, steps) -> None:
               "## Stages", ""]
     lines += [f"- {_stage_line(s)}" for s in stages] + [""]
     lines += ["## Bodies", ""]
-    lines += table(["body", "max |rotation| [rad]", "overturning angle [rad]", "overturned", "at [s]"],
-                   [(k, b["max_rotation"], b["limit"], overturned[b["overturned"]], b["overturned_at"])
-                    for k, b in summary.get("bodies", {}).items()])
-    lines += ["A body is overturned when its rotation reaches its overturning angle; it did not overturn when "
-              "the run completed and it never rotated past a quarter of that angle; otherwise the run has not "
-              "decided (undecided).", "", "## Contact pairs", ""]
+    bodies = summary.get("bodies", {})
+    lines += table(["body", "max |rotation| [rad]", "overturning angle [rad]", "uplift at [s]", "overturned", "at [s]"],
+                   [(k, b["max_rotation"], b["limit"], b.get("uplift_time"),
+                     "no verdict (held)" if (b.get("overturn_verdict") or {}).get("verdict") == "none"
+                     else overturned[b["overturned"]], b["overturned_at"]) for k, b in bodies.items()])
+    lines += [f"- {k}: {b['overturn_verdict']['reason']}." for k, b in bodies.items() if b.get("overturn_verdict")]
+    lines += ["", "A body is overturned when its rotation reaches its overturning angle; it did not overturn only "
+              "when that is proven (the base still from the run's end on and the body's energy below the barrier "
+              "to its unstable equilibrium, or nothing lifted and the rest of the motion below the uplift "
+              "acceleration: fem/problem/verdicts.py); otherwise undecided. A body holding a support gets no verdict.",
+              "", "## Contact pairs", ""]
     lines += table(["pair", "largest gap [m]", "impacts"],
                    [(k, p["max_gap"], p["impacts"]) for k, p in summary.get("pairs", {}).items()])
     impacts = summary.get("impacts", [])
@@ -97,6 +107,14 @@ def write_report(path: Path, summary: dict, stages, steps) -> None:
         lines += table(["term", "value [J]"], [(k, v) for k, v in energy.items() if k != "relative_error"])
         lines += [f"Largest error of the books over the input: {cell(energy['relative_error'], 3)}.", ""]
     lines += ["## Checks", ""]
-    lines += table(["quantity", "value", "tolerance", "met"],
-                   [(c["quantity"], c["value"], c["tolerance"], c["within_tolerance"]) for c in summary.get("checks", [])])
+    rows = summary.get("checks", [])
+    lines += table(["check", "value", "reference", "tolerance", "error", "met", "source"],
+                   [(c["quantity"], _with_unit(c["value"], c.get("unit")), c.get("reference"),
+                     f"{cell(c['tolerance'], 3)} {c.get('criterion', 'absolute')}", c.get("error"),
+                     c["within_tolerance"], c.get("source", "this code's rule") + (f" ({c['note']})" if c.get("note") else ""))
+                    for c in rows])
+    met = sum(c["within_tolerance"] is True for c in rows)
+    graded = sum(c["within_tolerance"] is not None for c in rows)
+    lines += [f"{met} of {graded} checks met. A relative tolerance bounds |value - reference| / |reference|, an "
+              f"absolute one |value - reference|; a check the run has no value for is not met.", ""]
     output_folder.write_text(path, "\n".join(lines))

@@ -32,8 +32,11 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from fem.io.recorder import RunRecorder, add_run_statistics, add_statistics, record_steps, rows_as_arrays
+from fem.io.recorder import NodeProbe, RunRecorder, add_run_statistics, add_statistics, record_steps, rows_as_arrays
+from fem.problem import checks as stated
+from fem.problem import grading
 from fem.problem.definition import Assembled, Problem, assemble
+from fem.problem.pictures import draw_summary
 from fem.problem.observe import BodyRotation, BodyWatch, PairWatch, energy_books
 from fem.problem.physics import (RESTARTING, check_groups, check_stages, default_newton, dynamic_phase, first_time,
                                  planned_end, preload_phase, release_state, stage_end, stage_gravity)
@@ -131,7 +134,9 @@ class Settings:
     after_step : ``f(stage, result)`` after each step of a dynamic stage is recorded (its row on disk);
         raising fem.stage.energy.EnergyCreated there ends the run "failed" (a contact event that created
         energy: SDNV105's watch).
-    march : the function that marches a stage (fem.time.march.march, or a stand-in with its signature)."""
+    march : the function that marches a stage (fem.time.march.march, or a stand-in with its signature).
+    checks : the :class:`fem.problem.checks.Check` s the run is graded by (beside the energy books); the
+        node columns they read are added to ``probes``."""
 
     steps: object = None
     alpha: float = 0.0
@@ -149,8 +154,16 @@ class Settings:
     histories: Mapping[str, str] = field(default_factory=dict)
     after_step: tuple = ()
     march: Callable = march
+    checks: tuple = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "checks", tuple(self.checks))
+        for i, c in enumerate(self.checks):
+            if not isinstance(c, stated.Check):
+                raise BadInput(f"checks[{i}]: a fem.problem.Check, got {type(c).__name__}")
+        have = {p.name for p in self.probes}
+        more = tuple(NodeProbe(*p) for p in stated.node_probes(self.checks) if p[0] not in have)
+        object.__setattr__(self, "probes", tuple(self.probes) + more)
         if self.steps is None:
             object.__setattr__(self, "steps", DEFAULT_STEPS)
         for key, spec in (self.steps.items() if isinstance(self.steps, Mapping) else [(None, self.steps)]):
@@ -195,6 +208,8 @@ def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = Non
     settings = Settings(**settings)
     assembled = assemble(problem)
     check_groups(assembled, stages, settings)
+    grading.check_checks(assembled, stages, settings.checks)
+    grading.check_time_scales(assembled, stages, settings)
     t_end = planned_end(stages)
     if out is None:
         with tempfile.TemporaryDirectory(prefix="rockfem_") as tmp:
@@ -205,7 +220,13 @@ def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = Non
         run = Run.start(folder, case, command or f"simulate({case})", "custom", parameters or {}, t_end=t_end,
                         quiet=quiet)
         outcome = run_stages(assembled, stages, folder, settings)
-        data = run.final(outcome.status, outcome.summary(), outcome.message)
+        summary = outcome.summary()
+        if outcome.history and outcome.interrupted is None:
+            try:
+                draw_summary(folder / "summary.png", outcome.history, outcome.bodies, outcome.pairs, outcome.impacts)
+            except Exception as err:  # noqa: BLE001 - a picture is never worth a run
+                summary["notes"] = [f"summary.png was not drawn: {type(err).__name__}: {err}"]
+        data = run.final(outcome.status, summary, outcome.message)
         write_report(folder / "report.md", data, stages, settings.steps)
         run.close()
     if outcome.interrupted is not None:
@@ -231,7 +252,8 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     bodies = list(settings.body_watches) if settings.body_watches is not None else [
         body_watch(b.label, BodyRotation(points, nodes), points[nodes], problem.gravity, b.overturn_angle)
         for b in problem.bodies for nodes in [assembled.body_nodes[b.label]]]
-    pairs = [PairWatch(p.label, term) for p, term in zip(problem.pairs, assembled.terms)]
+    pairs = [PairWatch(p.label, term, grading.watched_nodes(assembled, p.label, settings.checks), grading.impact_lift(assembled, p.label))
+             for p, term in zip(problem.pairs, assembled.terms)]
     stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
     released = state is None  # a first base motion starts at rest where the preload left it
     state = State.at_rest(model.n_dofs, first_time(stages[0])) if state is None else state
@@ -240,6 +262,7 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     spans: list = []
     current, early, error = stages[0].name, False, None
     rows: list[dict] = []
+    physical: list = []  # the rows of the checks every run makes (the preload's end state)
     dynamic = 0  # dynamic stages begun: the first writes history.csv, the next history_2.csv, ...
     recorders: dict = {}  # the dynamic stages' histories open, by name (stages may share one)
     try:
@@ -257,6 +280,13 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
                     finally:
                         add_run_statistics(stats, rec)
                         histories[stage.name] = rows_as_arrays(preload_rows)
+                for w in pairs:  # what the preload pressed in counts (a penalty far too soft sinks here)
+                    w.measure_penetration(state.t)
+                settled = grading.preload_moves(assembled, stage.name, state)
+                physical += settled
+                moved = [r["note"] for r in settled if r["within_tolerance"] is False]
+                if moved:
+                    raise stated.PhysicalCheckFailed(moved[0])
                 continue
             if isinstance(stage, Release):
                 state = release_state(assembled, stage, state)  # let go where the stage before left
@@ -288,7 +318,7 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
                 assembled.terms[:] = terms
                 for w, term in zip(pairs, assembled.terms):
                     w.term = term
-    except (ConvergenceError, SingularSystemError, EnergyCreated) as err:
+    except (ConvergenceError, SingularSystemError, EnergyCreated, stated.PhysicalCheckFailed) as err:
         status, message, error = "failed", str(err), err
     except (Interrupted, KeyboardInterrupt) as err:
         status, message, stopped = "interrupted", str(err) or "interrupted", err
@@ -300,9 +330,12 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     # the stages ran to their end: a run stopped early (an overturning, a monitor) leaves undecided
     # the bodies that had not overturned
     finished = status == "complete" and not early
+    motion = grading.base_motion_left(stages, current, float(state.t) if state is not None else 0.0)
     outcome = _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, folder,
-                       current, spans, stopped, finished)
+                       current, spans, stopped, finished, motion)
     outcome.state, outcome.error, outcome.histories = state, error, histories
+    last = next((s.name for s in reversed(stages) if not isinstance(s, Preload)), None)
+    outcome.checks += physical + grading.penetrations(assembled, pairs) + stated.evaluate(settings.checks, outcome, last)
     return outcome
 
 
@@ -366,7 +399,7 @@ def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: 
     is a time, the state and copies of the contact terms at that step (None if no step ended there)."""
     problem, model = assembled.problem, assembled.model
     t_end = stage_end(stage, state.t)
-    bodies_moving = settings.step_bodies if settings.step_bodies is not None else _moving_bodies(assembled)
+    bodies_moving = settings.step_bodies if settings.step_bodies is not None else grading.moving_bodies(assembled)
     spec = settings.steps_for(stage.name)
     steps, first = controller(spec, assembled, settings, t_end, bodies_moving)
     if isinstance(first, Theta):  # the velocity-level terms continue the position-level ones, once
@@ -436,30 +469,32 @@ def _followed(steps, stage: str, hooks):
             hook(stage, result)
 
 
-def _moving_bodies(assembled: Assembled) -> tuple[str, ...]:
-    """The bodies whose rigid motion bounds the coarse steps (fem.time.stepping): those holding no
-    support (a supported body, the table, has none of its own)."""
-    held = set()
-    for s in assembled.problem.supports:
-        mesh = assembled.mesh
-        held.update(np.unique(mesh.cell_groups[s.group].connectivity).tolist() if s.group in mesh.cell_groups
-                    else mesh.nodes(s.group).tolist())
-    return tuple(b.group for b in assembled.problem.bodies
-                 if not held.intersection(assembled.body_nodes[b.label].tolist()))
-
-
 def _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, folder, stage, spans,
-             interrupted, finished) -> Outcome:
+             interrupted, finished, motion=(np.zeros(0), np.zeros(0))) -> Outcome:
     checks = []
     if energy:
         checks.append({"quantity": "energy books error / input", "value": energy["relative_error"],
-                       "reference": 0.0, "tolerance": ENERGY_LIMIT,
+                       "unit": "", "reference": 0.0, "tolerance": ENERGY_LIMIT, "criterion": "absolute",
+                       "error": energy["relative_error"], "source": "energy conservation: every term booked",
                        "within_tolerance": bool(energy["relative_error"] <= ENERGY_LIMIT)})
     impacts = sorted((i for p in pairs for i in p.impacts), key=lambda i: i["time"])
     t_reached = float(history["t"][-1]) if history else (float(state.t) if state is not None else None)
     stats = {**stats, "wall_s": time.perf_counter() - t0}
-    return Outcome(status, message, t_reached, history,
-                   {b.label: {"max_rotation": b.max_rotation, "overturned": b.verdict(finished),
-                              "overturned_at": b.overturned_at, "limit": b.limit} for b in bodies},
-                   {p.label: {"max_gap": p.max_gap, "impacts": len(p.impacts)} for p in pairs},
+    lifts = {p.label: p.uplift_time for p in pairs}
+    touching = grading.body_pairs(assembled)
+    moving = set(grading.moving_bodies(assembled))
+    held = {b.label for b in assembled.problem.bodies if b.group not in moving}
+    body_rows = {}
+    for b in bodies:
+        times = [lifts[q] for q in touching.get(b.label, ()) if lifts.get(q) is not None]
+        lifted = min(times) if times else None
+        verdict = grading.body_verdict(b, finished, b.label in held, lifted is not None or b.label not in touching, motion)
+        body_rows[b.label] = {"max_rotation": b.max_rotation, "overturned": grading.verdicts.overturned(verdict),
+                              "overturned_at": b.overturned_at, "limit": b.limit, "uplift_time": lifted,
+                              "overturn_verdict": verdict}
+    return Outcome(status, message, t_reached, history, body_rows,
+                   {p.label: {"max_gap": p.max_gap, "impacts": len(p.impacts), "impact_lift": p.lift,
+                              "uplift_time": p.uplift_time, "max_penetration": p.penetration} for p in pairs},
                    impacts, energy, checks, stats, folder, assembled.warnings, stage, spans, interrupted)
+
+

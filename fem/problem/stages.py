@@ -25,7 +25,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from fem.loads.base_motion import MotionHistory
+from fem import ranges
+from fem.loads.base_motion import STANDARD_GRAVITY, MotionHistory, peak_acceleration
 from fem.ranges import BadInput
 
 
@@ -39,6 +40,9 @@ def check_gravity(stage) -> None:
             isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) for c in g):
         raise BadInput(f"stages.{stage.name}.gravity: a vector (gx, gy) of finite numbers [m/s^2], got {g!r}")
     object.__setattr__(stage, "gravity", (float(g[0]), float(g[1])))
+    what = ranges.GRAVITY_OR_ZERO.outside(math.hypot(*stage.gravity))
+    if what is not None:
+        raise BadInput(f"stages.{stage.name}.gravity: its magnitude {what}")
 
 
 def check_friction(stage) -> None:
@@ -46,6 +50,26 @@ def check_friction(stage) -> None:
     f = stage.friction
     if f is not None and (isinstance(f, bool) or not isinstance(f, (int, float)) or not (math.isfinite(f) and f >= 0)):
         raise BadInput(f"stages.{stage.name}.friction: a number >= 0, got {f!r}")
+    ranges.check_key(f"stages.{stage.name}.friction", f, ranges.FRICTION)
+
+
+def check_times(stage, keys) -> None:
+    """The instants ``keys`` of a stage (finite numbers, checked before) within fem.ranges.INSTANT."""
+    for key in keys:
+        ranges.check_key(f"stages.{stage.name}.{key}", getattr(stage, key), ranges.INSTANT)
+
+
+def _ramp_times(key: str, function) -> None:
+    """The times of a piecewise-linear ramp (fem.loads.functions.PiecewiseLinear) within fem.ranges.INSTANT."""
+    for t in getattr(function, "times", ()):
+        ranges.check_key(f"{key}.times", t, ranges.INSTANT)
+
+
+def _largest(function) -> float | None:
+    """max |value| of a piecewise-linear ramp (its points; linear between, constant outside), None for
+    another function."""
+    values = getattr(function, "values", None)
+    return max(abs(v) for v in values) if values else None
 
 
 @dataclass(frozen=True)
@@ -76,6 +100,7 @@ class Preload:
         if isinstance(self.duration, bool) or not isinstance(self.duration, (int, float)) \
                 or not (math.isfinite(self.duration) and self.duration > 0):
             raise BadInput(f"stages.{self.name}.duration: a finite number > 0, got {self.duration!r}")
+        ranges.check_key(f"stages.{self.name}.duration", self.duration, ranges.DURATION)
 
 
 @dataclass(frozen=True)
@@ -97,10 +122,17 @@ class BaseMotion:
         if isinstance(self.duration, bool) or not isinstance(self.duration, (int, float)) \
                 or not (math.isfinite(self.duration) and self.duration > 0):
             raise BadInput(f"stages.{self.name}.duration: a finite number > 0 s, got {self.duration!r}")
+        ranges.check_key(f"stages.{self.name}.duration", self.duration, ranges.DURATION)
         for c in ("x", "y"):
             h = getattr(self, c)
             if h is not None and not hasattr(h, "acceleration"):
                 raise BadInput(f"stages.{self.name}.{c}: a base-motion history (fem.loads.base_motion), got {h!r}")
+            peak = None if h is None else peak_acceleration(h)  # a record built or scaled by hand: its 100 g
+            if peak is not None and not peak / STANDARD_GRAVITY <= ranges.RECORD_SAMPLE.high:
+                kind = ranges.RECORD_SAMPLE
+                raise BadInput(f"stages.{self.name}.{c}: its peak acceleration, {ranges.short(peak / STANDARD_GRAVITY)} g, is "
+                               f"outside the physical range {kind.interval()} of a {kind.name}: no ground motion "
+                               f"reaches it")
 
     def components(self) -> tuple[tuple[str, MotionHistory], ...]:
         """(component, history) for each moving component."""
@@ -134,6 +166,7 @@ class SelfWeight:
             value = getattr(self, key)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise BadInput(f"stages.{self.name}.{key}: a finite number [s], got {value!r}")
+        check_times(self, ("start", "ramp_end", "end"))
         check_friction(self)
         if not (self.start < self.ramp_end and self.start < self.end):
             raise BadInput(f"stages.{self.name}: start before ramp_end and before end [s] needed, got start "
@@ -160,6 +193,7 @@ def _check_common(stage, keys=("end",)) -> None:
             continue
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
             raise BadInput(f"stages.{stage.name}.{key}: a finite number [s], got {value!r}")
+    check_times(stage, keys)
     check_friction(stage)
     if getattr(stage, "start", None) is not None and not stage.start < stage.end:
         raise BadInput(f"stages.{stage.name}: start before end [s] needed, got start {stage.start!r}, end {stage.end!r}")
@@ -194,6 +228,16 @@ class ImposedMotion:
         for i, m in enumerate(self.motions):
             if not (hasattr(m, "group") and hasattr(m, "component") and callable(getattr(m, "function", None))):
                 raise BadInput(f"stages.{self.name}.motions[{i}]: an ImposedDisplacement (fem.loads.applied), got {m!r}")
+            key, value = f"stages.{self.name}.motions[{i}]", getattr(m, "value", None)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                ranges.check_key(f"{key}.value", value, ranges.DISPLACEMENT)
+                _ramp_times(f"{key}.ramp", m.function)
+                largest = _largest(m.function)
+                if largest is not None and abs(value) * largest not in ranges.DISPLACEMENT:
+                    kind = ranges.DISPLACEMENT
+                    raise BadInput(f"{key}.ramp.values: its largest value {ranges.number(largest)} takes the value "
+                                   f"{ranges.number(value)} m to {ranges.short(abs(value) * largest)} m, outside the physical "
+                                   f"range {kind.interval()} of a {kind.name}: {kind.why}")
 
 
 @dataclass(frozen=True)
@@ -230,6 +274,13 @@ class Tilt:
             raise BadInput(f"stages.{self.name}.nodes: node group names, got {self.nodes!r}")
         if not callable(self.ramp):
             raise BadInput(f"stages.{self.name}.ramp: a function of time (fem.loads.functions), got {self.ramp!r}")
+        _ramp_times(f"stages.{self.name}.ramp", self.ramp)
+        largest = _largest(self.ramp)
+        if largest is not None and abs(self.angle) * largest not in ranges.ANGLE:
+            kind = ranges.ANGLE
+            raise BadInput(f"stages.{self.name}.ramp.values: its largest value {ranges.number(largest)} turns the angle "
+                           f"{ranges.number(self.angle)} rad to {ranges.short(abs(self.angle) * largest)} rad, outside the "
+                           f"physical range {kind.interval()} of an {kind.name}: {kind.why}")
 
 
 @dataclass(frozen=True)
@@ -266,3 +317,5 @@ class Release:
             if not (isinstance(group, str) and hasattr(v, "__len__") and len(v) == 2 and all(
                     isinstance(c, (int, float)) and not isinstance(c, bool) and math.isfinite(c) for c in v)):
                 raise BadInput(f"stages.{self.name}.velocity: group -> (vx, vy) in m/s, got {group!r}: {v!r}")
+            for c in v:
+                ranges.check_key(f"stages.{self.name}.velocity.{group}", c, ranges.VELOCITY)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from fem import ranges
 from fem.ranges import BadInput
 from fem.stage.schemes import HHT, Newmark, Theta
 from fem.time.explicit import central_differences, modal_basis, modal_central_differences
@@ -37,13 +38,29 @@ def _alpha(value, key: str) -> None:
 
 
 def _positive(value, key: str) -> None:
+    """A time step [s]: a finite number > 0 within fem.ranges.TIME_STEP."""
     if isinstance(value, bool) or not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
         raise BadInput(f"{key}: a finite number > 0 s, got {value!r}")
+    ranges.check_key(key, value, ranges.TIME_STEP)
 
 
 def _archive(value) -> None:
     if isinstance(value, bool) or not (isinstance(value, int) and value >= 1):
         raise BadInput(f"steps.archive_every: an integer >= 1, got {value!r}")
+    ranges.check_key("steps.archive_every", value, ranges.ARCHIVE_EVERY)
+
+
+#: the physical range of each number of an EventSteps (fem.time.stepping checks its signs and order)
+EVENT_RANGES = {"dt": ranges.TIME_STEP, "dt_fine": ranges.TIME_STEP, "fine_after": ranges.DURATION_OR_ZERO,
+                "lookahead": ranges.LOOKAHEAD, "growth": ranges.STEP_GROWTH, "tolerance": ranges.STEP_TOLERANCE,
+                "archive_every": ranges.ARCHIVE_EVERY}
+
+
+def check_event_steps(spec: EventSteps, key: str = "steps") -> None:
+    """Each number of an EventSteps within its physical range (:data:`EVENT_RANGES`): BadInput
+    ``steps.dt: 1e300 s is outside ...`` (``key``: ``steps`` or ``steps.STAGE``); ``tolerance`` None skipped."""
+    for name, kind in EVENT_RANGES.items():
+        ranges.check_key(f"{key}.{name}", getattr(spec, name), kind)
 
 
 @dataclass(frozen=True)
@@ -100,11 +117,14 @@ class Windows:
                 raise BadInput(f"steps.rows[{i}]: (t_start, t_end, dt, alpha, fine[, modified]), got {r!r}")
             if not r[0] < r[1]:
                 raise BadInput(f"steps.rows[{i}]: t_start before t_end, got {r[0]!r}, {r[1]!r}")
+            for j, end in enumerate(("t_start", "t_end")):
+                ranges.check_key(f"steps.rows[{i}].{end}", r[j], ranges.INSTANT)
             _positive(r[2], f"steps.rows[{i}].dt")
             _alpha(r[3], f"steps.rows[{i}].alpha")
         if self.refine_dt is not None:
             _positive(self.refine_dt, "steps.refine_dt")
         _alpha(self.refine_alpha, "steps.refine_alpha")
+        ranges.check_key("steps.refine_after", self.refine_after, ranges.DURATION_OR_ZERO)
         _archive(self.archive_every)
 
 
@@ -143,6 +163,7 @@ class CentralDifferences:
         if self.modes is not None and (isinstance(self.modes, bool) or not isinstance(self.modes, int)
                                        or self.modes < 1):
             raise BadInput(f"steps.modes: an integer >= 1 (or none: the physical dofs), got {self.modes!r}")
+        ranges.check_key("steps.modes", self.modes, ranges.MODES)
 
     def controller(self, assembled, settings, t_end: float, bodies=()):
         """Uniform steps of ``dt`` (their scheme, Newmark, is only what the stage's phase is built with)."""

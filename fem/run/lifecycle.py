@@ -390,6 +390,16 @@ class Run:
         return self.close(self.final(status, summary, message))
 
 
+def results_line(out: Path, files: Sequence[str], listed: Sequence[str] = ("report.md", "summary.json",
+                                                                          "history.csv")) -> str:
+    """The console's line saying where a run's results are: the ``listed`` files among those it wrote
+    (``files``: summary.json's list), then its ParaView series if it wrote one; never a file it did
+    not write (``--no-paraview`` writes no series)."""
+    names = [name for name in listed if name in files]
+    names += [f"solution.{fmt} for ParaView" for fmt in SERIES_FORMATS if f"solution.{fmt}" in files]
+    return f"results: {out}/ ({', '.join(names)})"
+
+
 def verdict(check: dict) -> bool | None:
     """A check row's verdict: ``passed`` or ``within_tolerance`` (True, False, or None for a row
     shown for information)."""

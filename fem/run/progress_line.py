@@ -17,7 +17,7 @@ WINDOW = 10.0
 
 class ProgressLine:
     """Progress of a run on stderr: case, phase, simulated time reached, steps, steps per second,
-    time left (from the simulated-time rate over the last ten seconds). Silent for the first
+    time left (a range, from the slowest and fastest simulated-time rates of ten-second windows). Silent for the first
     ``delay`` seconds; on a terminal one line redrawn in place at most four times a second (rich: a
     bar of the time reached out of ``t_end``, a spinner without one; :mod:`fem.io.terminal`), ended
     by :meth:`close`; otherwise (a log file, a pipe) a plain line every ``every`` seconds. ``clock``
@@ -34,6 +34,7 @@ class ProgressLine:
         self.steps = 0
         self.phase, self.t, self.at = "", 0.0, self.start  # the last step announced, and when
         self.samples: collections.deque[tuple[float, float]] = collections.deque()  # (clock, t) of the WINDOW
+        self.slowest = self.fastest = None  # extremes of the WINDOW's rate over the phase [s simulated / s]
         self.printed = False
         self.live = None
         if self.tty:
@@ -45,6 +46,9 @@ class ProgressLine:
     def __call__(self, phase: str, t: float) -> None:
         self.steps += 1
         now = self.clock()
+        if phase != self.phase:  # another phase, another pace (a preload's static steps, then the motion)
+            self.samples.clear()
+            self.slowest = self.fastest = None
         self.phase, self.t, self.at = phase, t, now
         due = now - self.start >= self.delay and now - self.last_print >= self.every
         if due or now - self.last_sample >= 0.5:  # the rate's samples: two a second, and at each line
@@ -52,6 +56,7 @@ class ProgressLine:
             self.samples.append((now, t))
             while now - self.samples[0][0] > WINDOW:
                 self.samples.popleft()
+            self._extremes(now)
         if not due:
             return
         self.last_print = now
@@ -66,14 +71,37 @@ class ProgressLine:
         elapsed = now - self.start
         return f"{self.steps} steps, {self.steps / elapsed if elapsed > 0 else 0.0:.0f} steps/s"
 
-    def _left(self, now: float) -> str:
-        """", about N s left" from the simulated-time rate over the last ten seconds ("" without one)."""
-        if self.t_end is None or not self.samples:
-            return ""
+    def _window_rate(self, now: float) -> float | None:
+        """The simulated time per second over the last WINDOW seconds (None before it moves)."""
+        if not self.samples:
+            return None
         w0, t0 = self.samples[0]
-        if now > w0 and self.t > t0:
-            return f", about {terminal.duration((self.t_end - self.t) / ((self.t - t0) / (now - w0)))} left"
-        return ""
+        return (self.t - t0) / (now - w0) if now > w0 and self.t > t0 else None
+
+    def _extremes(self, now: float) -> None:
+        """Keep the slowest and fastest WINDOW rates of the phase, once a window is full (a run's first
+        seconds, numba loading its kernels, are no pace of the run)."""
+        rate = self._window_rate(now)
+        if rate is None or now - self.samples[0][0] < 0.9 * WINDOW:
+            return
+        self.slowest = rate if self.slowest is None else min(self.slowest, rate)
+        self.fastest = rate if self.fastest is None else max(self.fastest, rate)
+
+    def _left(self, now: float) -> str:
+        """", about N s left", or ", about A to B left": the time simulated still to go over the fastest
+        and the slowest pace of the last WINDOW seconds seen in this phase (an event-driven run steps
+        finely around its impacts, coarsely between: its pace changes tenfold, the range holds both);
+        the current window's alone before a window has filled ("" without one)."""
+        if self.t_end is None:
+            return ""
+        rate = self._window_rate(now)
+        fast = max(x for x in (rate, self.fastest) if x is not None) if rate or self.fastest else None
+        slow = min(x for x in (rate, self.slowest) if x is not None) if rate or self.slowest else None
+        if not fast or not slow:
+            return ""
+        remaining = max(self.t_end - self.t, 0.0)
+        low, high = terminal.duration(remaining / fast), terminal.duration(remaining / slow)
+        return f", about {low} left" if low == high else f", about {low} to {high} left"
 
     def _time(self) -> str:
         return f"t = {self.t:.6g} s" + ("" if self.t_end is None else f" of {self.t_end:g} s")
