@@ -131,3 +131,14 @@ def history_past(path: Path, t: float) -> bool:
         except ValueError:  # a row cut short by the writer
             continue
     return False
+
+
+def pulse_problem(folder: Path, extra: str = "", name: str = "block.toml") -> Path:
+    """examples/block_on_table_pulse.toml copied into ``folder`` (its mesh path made absolute, no ParaView
+    series) with ``extra`` TOML appended ([[checks]] ...): the path of the copy."""
+    root = CASES.parent
+    text = (root / "examples" / "block_on_table_pulse.toml").read_text()
+    text = text.replace('"../meshes/', f'"{(root / "meshes").as_posix()}/').replace("paraview = true", "paraview = false")
+    path = Path(folder) / name
+    path.write_text(text + ("\n" + extra if extra else ""))
+    return path

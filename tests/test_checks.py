@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -27,8 +26,8 @@ from fem.io.history import read_history
 from fem.problem import Check
 from fem.problem.checks import evaluate, grade
 from fem.ranges import BadInput
+from helpers import pulse_problem
 
-ROOT = Path(__file__).resolve().parents[1]
 G0 = 9.80665  # amplitude_g is in standard g
 
 
@@ -123,11 +122,8 @@ def test_a_check_that_cannot_be_graded_is_refused_naming_its_field(kw, key):
 # ---- end to end: rockfem run on a problem file with [[checks]]
 
 def _problem(tmp_path: Path, checks: str, duration: float = 0.4) -> Path:
-    text = (ROOT / "examples" / "block_on_table_pulse.toml").read_text()
-    text = text.replace('"../meshes/', f'"{(ROOT / "meshes").as_posix()}/').replace("paraview = true", "paraview = false")
-    text = text.replace("duration = 1.0", f"duration = {duration}")
-    path = tmp_path / "pulse.toml"
-    path.write_text(text + "\n" + checks)
+    path = pulse_problem(tmp_path, checks, name="pulse.toml")
+    path.write_text(path.read_text().replace("duration = 1.0", f"duration = {duration}"))
     return path
 
 

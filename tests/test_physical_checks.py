@@ -18,18 +18,15 @@ import pytest
 
 from cases import cli
 from fem.problem.checks import PENETRATION_LIMIT, penetration_row
+from helpers import pulse_problem
 
-ROOT = Path(__file__).resolve().parents[1]
 W = 0.36 * 0.80 * 1450.0 * 9.81  # the block's weight per metre of thickness [N]
 NODES = 5  # slave nodes of CONHAUT (4 QUA4 edges)
 EDGE = 0.02  # the shortest edge of the pair's line groups (CONBAS) [m]
 
 
 def _run(tmp_path: Path, *sets: str, hold: bool = True, duration: float = 0.02) -> tuple[int, dict]:
-    text = (ROOT / "examples" / "block_on_table_pulse.toml").read_text()
-    text = text.replace('"../meshes/', f'"{(ROOT / "meshes").as_posix()}/').replace("paraview = true", "paraview = false")
-    path = tmp_path / "block.toml"
-    path.write_text(text)
+    path = pulse_problem(tmp_path)
     out = tmp_path / "out"
     args = ["run", str(path), "--out", str(out), "--quiet", "--strict", "--set", f"stages.shake.duration={duration}"]
     if hold:  # the penalty springs have no tangential stiffness: a static preload needs the block held in x
@@ -88,10 +85,7 @@ def test_no_verdict_on_penetration_without_a_contact_element():
 @pytest.mark.parametrize("dt", [0.3, 1.0])
 def test_a_step_longer_than_the_rocking_time_scale_is_refused(tmp_path, capsys, dt):
     """1/p = sqrt(4 R / (3 g)) = 0.244 s for the 0.36 x 0.80 m block (R its half diagonal)."""
-    text = (ROOT / "examples" / "block_on_table_pulse.toml").read_text()
-    text = text.replace('"../meshes/', f'"{(ROOT / "meshes").as_posix()}/')
-    path = tmp_path / "block.toml"
-    path.write_text(text)
+    path = pulse_problem(tmp_path)
     out = tmp_path / "out"
     code = cli.main(["run", str(path), "--out", str(out), "--set", 'steps={kind = "uniform", dt = %g}' % dt,
                      "--set", "stages.shake.duration=2.0"])

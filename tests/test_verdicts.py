@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
 from cases import cli
+from helpers import pulse_problem
 from fem.problem.verdicts import OVERTURN_MARGIN, decide, overturned, rigid_energy
 
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize("kw, verdict", [
@@ -54,10 +53,7 @@ def test_the_rigid_energy_meets_its_barrier_at_the_balance_point(R, alpha):
 
 
 def test_a_block_that_rocked_and_came_to_rest_did_not_overturn(tmp_path):
-    text = (ROOT / "examples" / "block_on_table_pulse.toml").read_text()
-    text = text.replace('"../meshes/', f'"{(ROOT / "meshes").as_posix()}/').replace("paraview = true", "paraview = false")
-    path = tmp_path / "block.toml"
-    path.write_text(text)
+    path = pulse_problem(tmp_path)
     out = tmp_path / "out"
     code = cli.main(["run", str(path), "--out", str(out), "--quiet", "--set", "stages.shake.duration=3",
                      "--set", "stages.shake.x.amplitude_g=0.66",
@@ -86,10 +82,7 @@ def test_a_picture_that_fails_is_a_note_not_a_failed_run(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("no backend")
     monkeypatch.setattr(simulate_module, "draw_summary", broken)
-    text = (ROOT / "examples" / "block_on_table_pulse.toml").read_text()
-    text = text.replace('"../meshes/', f'"{(ROOT / "meshes").as_posix()}/').replace("paraview = true", "paraview = false")
-    path = tmp_path / "block.toml"
-    path.write_text(text)
+    path = pulse_problem(tmp_path)
     out = tmp_path / "out"
     assert cli.main(["run", str(path), "--out", str(out), "--quiet", "--set", "stages.shake.duration=0.02"]) == 0
     summary = json.loads((out / "summary.json").read_text())
