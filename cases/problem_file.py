@@ -60,7 +60,7 @@ its steps and the run's settings), every mistake refused on one line naming the 
                                         # velocity = { GROUP = [vx, vy] }, acceleration ("equilibrium", "zero")
     end = 0.2
     [[stages]]
-    kind = "base_motion"                # name (default "base motion"), duration [s], x and y optional:
+    kind = "base_motion"                # name (default "base motion"), duration [s], newton (as a tilt's), x and y optional:
     name = "shake"                      # a record (baseline, peak_g optional), or a closed form of
     duration = 4.0                      # fem.loads.base_motion.base_motion, amplitude [m/s^2] or amplitude_g [g];
     x = { record = "records/h_v.csv", column = 1, units = "m/s2", scale = 1.0 }

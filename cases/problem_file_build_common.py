@@ -266,10 +266,10 @@ def _stage(src: Source, t: dict, path: tuple, folder: Path):
                        name=text(src, t, path, "name", "preload"))
     if kind in TIMED:
         return _timed(src, t, path, kind)
-    tab(src, t, path, ("kind", "name", "duration", "x", "y"))
+    tab(src, t, path, ("kind", "name", "duration", "x", "y", "newton"))
     duration = num(src, t, path, "duration", low=0, open_low=True, kind=r.DURATION)
     x, y = (_motion(src, t[c], path + (c,), folder) if c in t else None for c in ("x", "y"))
-    return BaseMotion(duration, x, y, text(src, t, path, "name", "base motion"))
+    return BaseMotion(duration, x, y, text(src, t, path, "name", "base motion"), newton=_newton(src, t, path))
 
 
 def _timed(src: Source, t: dict, path: tuple, kind: str):

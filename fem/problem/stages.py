@@ -109,13 +109,15 @@ class BaseMotion:
     [m/s^2] from t = 0 to ``duration`` [s]; a component left None is still.
 
     x, y : :class:`fem.loads.base_motion.MotionHistory` (Harmonic, SinePulse, CosinePulse, Ramp,
-        Record, Scaled) or None."""
+        Record, Scaled) or None.  newton : this stage's Newton settings (fem.stage.phase.NewtonSettings;
+        None: the run's)."""
 
     duration: float
     x: MotionHistory | None = None
     y: MotionHistory | None = None
     name: str = "base motion"
     gravity: tuple | None = None
+    newton: object = None
 
     def __post_init__(self) -> None:
         check_gravity(self)
