@@ -3,7 +3,7 @@
 A straight elastic bar meshed as a plane-stress strip (meshes/bar.py: nx QUA4 along the length,
 one across; with Poisson's ratio 0, the default, the strip is exactly a 1-D bar of P1 elements),
 its end x = 0 in frictionless contact with a rigid plane. Two set-ups, each printed beside its
-closed-form solution (../shared/reference/impact_and_rocking.md §1 and §2):
+closed-form solution (docs/references.md: the bar against a wall, the periodic bar):
 
 ``--setup wall`` (Code_Aster SDNV100 data, V5.03.100, as a 1-D bar): length 0.2 m, E = 2e11 Pa,
 rho = 8000 kg/m^3, square section 2 cm x 2 cm, speed V = 100 m/s towards a rigid wall 2 mm away.

@@ -6,7 +6,7 @@
 
 The table's acceleration is one full sine, a_p sin(omega_p t) for 0 <= t <= 2 pi / omega_p
 (Zhang and Makris 2001, "Rocking response of free-standing blocks under cycloidal pulses", J. Eng.
-Mech. 127; ../shared/reference/impact_and_rocking.md §4). The grid is in their coordinates:
+Mech. 127; docs/references.md, "A rigid block rocking on a moving base"). The grid is in their coordinates:
 ``--frequency-ratios`` omega_p / p (p = sqrt(3 g / (4 R)), R the half diagonal) and
 ``--amplitude-ratios`` a_p / (g tan alpha) (tan alpha = width / height: the block lifts above 1);
 each as ``v1,v2,...`` or ``start:stop:count``. Every point falls in one of three modes: the block

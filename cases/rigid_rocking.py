@@ -14,7 +14,7 @@ Configuration
 ``benchmark`` when the physical parameters are SDNV105's: b = 0.18 m, l = 0.40 m (the 0.36 x 0.80
 block), tilt 0.01 rad, rho 1450 kg/m^3, thickness 1 m, g 9.81 m/s^2 and the document's impact law
 (no --restitution); --model and --impacts only choose what is computed. Only then are the values
-of ../shared/reference/sdnv105.md §1.3 / §1.7 (benchmark document §2.2, Tables 2.1 and 2.3) and
+of docs/references.md ("SDNV105's phases") and cases/reference/code_aster_tests.json (benchmark document §2.2, Tables 2.1 and 2.3) and
 Code_Aster's printed beside this code's and graded in ``checks`` (summary.json: value, reference,
 relative error, absolute tolerance = the digits the document prints). Any other value makes the run
 ``custom``: every reference is recomputed for its parameters and no document value is shown or

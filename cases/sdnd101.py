@@ -1,6 +1,6 @@
 """SDND101: mass-spring system released against a rigid plane (shock post-processing).
 
-Code_Aster SDND101 modeling A (../shared/reference/one_dof_impacts.md §2): a mass m = 100 kg on a
+Code_Aster SDND101 modeling A (its tests in cases/reference/code_aster_tests.json; docs/one_dof.md): a mass m = 100 kg on a
 spring k = 1e4 N/m to the ground starts at rest position with velocity v0 = 1 m/s toward a rigid plane
 through its initial position (gap 0); a shock element DIS_CHOC of stiffness K = 1e6 N/m acts while
 the penetration p = x is positive::

@@ -1,6 +1,6 @@
 """SDND105: one-dof mass hitting a wall with a buckling (Code_Aster FLAMBAGE) shock law.
 
-Reproduces ../shared/reference/one_dof_impacts.md §3 in physical coordinates with the implicit
+Reproduces Code_Aster's SDND105 (its tests in cases/reference/code_aster_tests.json; docs/one_dof.md) in physical coordinates with the implicit
 Newmark average-acceleration scheme (Code_Aster uses modal explicit schemes for a-d; modeling e
 uses physical coordinates, as here). The law is :class:`contact.buckling.BucklingLaw`.
 

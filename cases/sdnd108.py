@@ -1,6 +1,6 @@
 """SDND108: a mass bouncing on an elastic (a) or absorbing (b) ground under gravity.
 
-Code_Aster SDND108 (../shared/reference/one_dof_impacts.md §4): a point mass m = 1 kg starts
+Code_Aster SDND108 (docs/references.md, "SDND108"): a point mass m = 1 kg starts
 h = 2 m above the ground (the gap JEU) with velocity V0 = -1 m/s (downward), under gravity
 g = 10 m/s^2. The ground is a shock element DIS_CHOC / DIS_CONTACT of stiffness RIGI_NOR = 100 N/m,
 plus AMOR_NOR = 5 N s/m in modeling b. Code_Aster's DZ is the vertical displacement, here u_y

@@ -1,6 +1,6 @@
 """SDND122: nonlinear normal mode of a 1-dof oscillator on an elastic stop (frequency-energy branch).
 
-Reproduces Code_Aster's SDND122 (../shared/reference/one_dof_impacts.md §5): mass m = 1 kg on a
+Reproduces Code_Aster's SDND122 (its tests in cases/reference/code_aster_tests.json; docs/one_dof.md): mass m = 1 kg on a
 spring k = 10 N/m, one-sided elastic stop K = 50 N/m beyond a gap of 0.01 m::
 
     m x'' + k x + K max(x - gap, 0) = 0

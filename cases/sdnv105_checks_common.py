@@ -19,7 +19,8 @@ from contact.state import OPEN
 from cases.sdnv105_config_common import Config, MODELINGS, friction_demand
 
 
-# verbatim copy of ../shared/reference/code_aster_tests.json (tests check it is identical)
+# a verbatim copy of the benchmark team's code_aster_tests.json (a test checks it is identical where that
+# master copy is beside the checkout)
 REFERENCE_FILE = Path(__file__).resolve().parent / "reference" / "code_aster_tests.json"
 
 

@@ -1,6 +1,7 @@
 """SDNV105 — rocking of a 2-D graphite block on a table: what the four modelings share.
 
-The benchmark (../shared/reference/sdnv105.md, document ../shared/seeds/004_...txt): a block of
+The benchmark (Code_Aster SDNV105; its phases in docs/references.md, its tests in
+cases/reference/code_aster_tests.json): a block of
 width 2b = 0.36 m and height 2l = 0.80 m rests on a stiff table; gravity is ramped (self-weight),
 the top centre C1 is pushed by DX = -0.008 m (tilt of 0.01 rad about corner O) while O1 is held in
 x, then the block is released at rest (t = 0) and rocks, hitting the table five times by 0.33 s.

@@ -1,6 +1,6 @@
 """SDNV105, phase 1: gravity preload of the graphite block on its table (self-weight).
 
-Reproduces the self-weight phase of ../shared/reference/sdnv105.md §1.3: gravity ramped from 0 at
+Reproduces the self-weight phase of SDNV105 (docs/references.md, "SDNV105's phases"): gravity ramped from 0 at
 t = -1.95 s to 1 at t = -1.65 s, dynamic run to t = -0.825 s with HHT alpha = -0.3 (MODI_EQUI =
 'NON'), dt = 0.0075 s, Newton RESI_GLOB_MAXI 2e-3 / RESI_GLOB_RELA 1e-6 / 40 iterations,
 total-Lagrangian kinematics (GROT_GDEP), Rayleigh AMOR_ALPHA 1e-4 s (block) and 1.6e-3 s (table).

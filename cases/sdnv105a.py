@@ -2,7 +2,7 @@
 friction (Code_Aster DISCRETE / LAGRANGIEN), HHT with fine steps around the five impacts.
 
 Run:  python cases/sdnv105a.py [--out results/sdnv105a] [--help for every parameter]
-Reproduces every phase of ../shared/reference/sdnv105.md §1.3 (self-weight, tilt by DX(C1),
+Reproduces every phase of SDNV105 (docs/references.md, "SDNV105's phases": self-weight, tilt by DX(C1),
 release at rest, free rocking to 0.33 s) and compares with Code_Aster's tests (report.md).
 """
 

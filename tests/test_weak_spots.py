@@ -21,7 +21,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -31,6 +30,7 @@ import pytest
 from fem.io.history import read_history
 from fem.io.results import read_series
 from fem.mesh.read import read_mesh
+from helpers import wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 PULSE = ROOT / "examples" / "block_on_table_pulse.toml"
@@ -65,13 +65,9 @@ def test_a_run_killed_outright_leaves_every_listed_step_readable(tmp_path):
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "MPLBACKEND": "Agg"})
     try:
-        deadline = time.monotonic() + 180.0
-        while _listed_steps(xdmf) < 2:
-            assert proc.poll() is None, (f"the run ended (exit {proc.returncode}) before its .xdmf listed two steps: "
-                                         f"{proc.stderr.read().decode()[-2000:]}")
-            assert time.monotonic() < deadline, "the .xdmf did not list two steps within 180 s"
-            time.sleep(0.02)  # polling for the event
-        assert proc.poll() is None, "the run ended before it could be killed"
+        listed = wait_for(lambda: _listed_steps(xdmf) >= 2, "the .xdmf to list two steps", proc=proc, timeout=180.0)
+        assert listed and proc.poll() is None, (f"the run ended (exit {proc.returncode}) before it could be killed "
+                                                f"with two steps listed: {proc.stderr.read().decode()[-2000:]}")
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)
     finally:
