@@ -159,13 +159,16 @@ def body_verdict(b: BodyWatch, finished: bool, held: bool, lifted: bool, motion:
                            uplift_acceleration=math.tan(alpha) * b.g, state=state, who=b.label)
 
 
-def impact_lift(assembled: Assembled, pair: str) -> float:
-    """The lift [m] beyond which a landing of the pair is an impact: IMPACT_LIFT of the size (bounding-box
-    diagonal) of the smaller body the pair's groups lie in (LIFT for a pair of no body's)."""
+def impact_lifts(assembled: Assembled) -> dict:
+    """pair label -> the lift [m] beyond which its landing is an impact: IMPACT_LIFT of the size
+    (bounding-box diagonal) of the smaller body the pair's groups lie in (LIFT for a pair of no body's)."""
     points = assembled.mesh.points[:, :2]
-    own = [sizes.body_size(points[assembled.body_nodes[b]]) for b, pairs in body_pairs(assembled).items()
-           if pair in pairs]
-    return IMPACT_LIFT * min(own) if own else LIFT
+    own: dict = {}
+    for body, pairs in body_pairs(assembled).items():
+        size = sizes.body_size(points[assembled.body_nodes[body]])
+        for pair in pairs:
+            own[pair] = min(own.get(pair, size), size)
+    return {p.label: IMPACT_LIFT * own[p.label] if p.label in own else LIFT for p in assembled.problem.pairs}
 
 
 def body_pairs(assembled: Assembled) -> dict:

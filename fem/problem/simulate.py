@@ -252,7 +252,8 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     bodies = list(settings.body_watches) if settings.body_watches is not None else [
         body_watch(b.label, BodyRotation(points, nodes), points[nodes], problem.gravity, b.overturn_angle)
         for b in problem.bodies for nodes in [assembled.body_nodes[b.label]]]
-    pairs = [PairWatch(p.label, term, grading.watched_nodes(assembled, p.label, settings.checks), grading.impact_lift(assembled, p.label))
+    lifts = grading.impact_lifts(assembled)
+    pairs = [PairWatch(p.label, term, grading.watched_nodes(assembled, p.label, settings.checks), lifts[p.label])
              for p, term in zip(problem.pairs, assembled.terms)]
     stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
     released = state is None  # a first base motion starts at rest where the preload left it

@@ -77,21 +77,6 @@ def rigid_energy(theta: float, omega: float, radius: float, alpha: float, g: flo
     return energy, g * radius * (1.0 - math.cos(alpha))
 
 
-def remaining_peak(history, t: float) -> float:
-    """Largest |a| [m/s^2] of a base-motion ``history`` (fem.loads.base_motion) after ``t`` [s] (its own
-    time): 0 once it has ended, inf for a motion that never ends; on 20001 points of [t, duration] and,
-    for a record, its samples there."""
-    end = history.duration
-    if t >= end:
-        return 0.0
-    if not math.isfinite(end):
-        return math.inf
-    times = np.linspace(t, end, SAMPLES)
-    samples = np.asarray(getattr(history, "times", ()), dtype=float)
-    times = np.union1d(times, samples[(samples >= t) & (samples <= end)])
-    return float(np.max(np.abs(history.acceleration(times))))
-
-
 #: samples of a motion's rest (:func:`motion_samples`, :func:`remaining_peak`)
 SAMPLES = 20001
 
@@ -112,3 +97,10 @@ def motion_samples(x, y, t: float) -> tuple[np.ndarray, np.ndarray]:
         times = np.union1d(times, samples[(samples >= t) & (samples <= end)])
     return tuple(np.asarray(h.acceleration(times), dtype=float) if h is not None else np.zeros(times.size)
                  for h in (x, y))
+
+
+def remaining_peak(history, t: float) -> float:
+    """Largest |a| [m/s^2] of a base-motion ``history`` (fem.loads.base_motion) after ``t`` [s] (its own
+    time): 0 once it has ended, inf for a motion that never ends (the samples of :func:`motion_samples`)."""
+    a, _ = motion_samples(history, None, t)
+    return float(np.max(np.abs(a))) if a.size else 0.0
