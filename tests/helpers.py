@@ -142,3 +142,17 @@ def pulse_problem(folder: Path, extra: str = "", name: str = "block.toml") -> Pa
     path = Path(folder) / name
     path.write_text(text + ("\n" + extra if extra else ""))
     return path
+
+
+def refusal(path: Path, overrides=()) -> str:
+    """The one-line BadInput that loading the problem file ``path`` (with ``overrides``) raises."""
+    import pytest
+
+    from cases.problem_file import load
+    from fem.ranges import BadInput
+
+    with pytest.raises(BadInput) as caught:
+        load(path, overrides)
+    message = str(caught.value)
+    assert "\n" not in message
+    return message

@@ -42,6 +42,7 @@ from fem.ranges import BadInput
 from fem.studies import sweep
 from cases import cli, problem_file
 from cases.problem_file import load
+from helpers import refusal
 
 ROOT = Path(__file__).resolve().parents[1]
 ROCKFEM = shutil.which("rockfem")
@@ -169,14 +170,6 @@ def edited(text: str, *edits: tuple[str, str]) -> str:
 def line_of(text: str, marker: str) -> int:
     """The line (from 1) of the first line of ``text`` holding ``marker``."""
     return next(k for k, line in enumerate(text.splitlines(), start=1) if marker in line)
-
-
-def refusal(path: Path, overrides=()) -> str:
-    with pytest.raises(BadInput) as caught:
-        load(path, overrides)
-    message = str(caught.value)
-    assert "\n" not in message
-    return message
 
 
 def rockfem(*args, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:

@@ -31,6 +31,7 @@ from fem.problem import (BaseMotion, Body, CentralDifferences, EventSteps, Impos
                          Release, Support, Tilt, Uniform, Windows, simulate)
 from fem.loads.applied import ImposedDisplacement
 from fem.ranges import BadInput
+from helpers import refusal
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -52,14 +53,6 @@ def copy_example(folder: Path, name: str, *edits: tuple[str, str]) -> Path:
     path = folder / name
     path.write_text(text)
     return path
-
-
-def refusal(path: Path, overrides=()) -> str:
-    with pytest.raises(BadInput) as caught:
-        load(path, overrides)
-    message = str(caught.value)
-    assert "\n" not in message
-    return message
 
 
 def line_of(path: Path, marker: str) -> int:
