@@ -382,6 +382,12 @@ MUTATIONS = (
     _m("checks: a pair's penetration measured on the wrong side of its master", "fem/problem/observe.py",
        "sunk = float(max(-np.min(gap), 0.0)) if gap.size else 0.0", "sunk = float(max(np.max(gap), 0.0)) if gap.size else 0.0",
        "tests/test_physical_checks.py::test_a_penalty_contact_is_graded_by_its_penetration"),
+    _m("checks: a window's open start taken in (Code_Aster's INST > t0 read as >=)", "fem/problem/checks.py",
+       'after = t > lo if c.ends[0] == "open" else t >= lo', "after = t >= lo",
+       "tests/test_checks.py::test_a_windows_open_ends_leave_out_the_steps_on_them"),
+    _m("checks: a body's kinetic energy read over the whole model", "fem/problem/observe.py",
+       "self.model.kinetic_energy(result.state.v, self.group)", "self.model.kinetic_energy(result.state.v)",
+       "tests/test_sdnv105_problem_file.py::test_rockfem_run_meets_the_same_checks_with_the_same_values_as_the_case"),
 )
 
 

@@ -37,7 +37,8 @@ its steps and the run's settings), every mistake refused on one line naming the 
     kind = "preload"                    # steps (5), friction (each pair's own), duration (1), name ("preload"),
                                         # hold: supports of the preload only, [{ group = "O1", components = ["x"] }],
                                         # newton = { rela = 1e-6, maxi = 1e-3, max_iterations = 40 } (keys left
-                                        # out: fem.stage.phase.NewtonSettings' defaults; without: the run's)
+                                        # out: fem.stage.phase.NewtonSettings' defaults; without: the run's;
+                                        # predictor: "constant_velocity", "constant_acceleration" or "none")
     [[stages]]                          # a dynamic gravity ramp (fem.problem.SelfWeight), first or after another
     kind = "self_weight"                # stage: gravity from 0 at start to full at ramp_end, held to end (absolute
     start = -1.0                        # times [s], start < ramp_end, start < end) with the run's steps and scheme;

@@ -31,7 +31,7 @@ from fem.problem.physics import check_stages, check_steps
 from fem.io.results import SERIES_FORMATS
 from fem import ranges as r
 from fem.ranges import BadInput
-from fem.stage.phase import NewtonSettings
+from fem.stage.phase import PREDICTORS, NewtonSettings
 
 MATERIAL = ("young", "poisson", "density", "rayleigh_stiffness", "rayleigh_mass")
 BODY = ("group", "material", "name", "overturn_angle", "mass")
@@ -62,7 +62,7 @@ TIMED = {"self_weight": ("start", "ramp_end", "end", "hold", "friction", "newton
          "tilt": ("start", "end", "angle", "nodes", "pivot", "ramp", "hold", "friction", "newton"),
          "imposed_motion": ("start", "end", "motions", "hold", "friction", "newton"),
          "release": ("start", "end", "velocity", "acceleration", "friction", "newton")}
-NEWTON = ("rela", "maxi", "max_iterations")  # fem.stage.phase.NewtonSettings
+NEWTON = ("rela", "maxi", "max_iterations", "predictor")  # fem.stage.phase.NewtonSettings
 ROW = "[t_start, t_end, dt, alpha, fine] or [t_start, t_end, dt, alpha, fine, modified]"
 RAMP = "{ times = [t0, t1, ...], values = [v0, v1, ...] }"
 #: the physical range (fem.ranges) of each number of a law (a list of numbers: each of them)
@@ -357,9 +357,11 @@ def _newton(src: Source, t: dict, path: tuple) -> NewtonSettings | None:
     n = tab(src, t["newton"], p, NEWTON, " { rela = 1e-6, maxi = 1e-3, max_iterations = 40 }")
     kinds = {"rela": r.RELATIVE_TOLERANCE, "maxi": r.FORCE}  # RESI_GLOB_RELA; RESI_GLOB_MAXI [N]
     kw = {k: num(src, n, p, k, low=0, open_low=True, kind=kinds[k]) for k in ("rela", "maxi") if k in n}
-    return NewtonSettings(**kw, **({"max_iterations": num(src, n, p, "max_iterations", low=1, integer=True,
-                                                          kind=r.NEWTON_ITERATIONS)}
-                                   if "max_iterations" in n else {}))
+    if "max_iterations" in n:
+        kw["max_iterations"] = num(src, n, p, "max_iterations", low=1, integer=True, kind=r.NEWTON_ITERATIONS)
+    if "predictor" in n:  # the first iterate of a step (NewtonSettings.predictor)
+        kw["predictor"] = text(src, n, p, "predictor", choices=PREDICTORS)
+    return NewtonSettings(**kw)
 
 
 def _flag(src: Source, t: dict, path: tuple, key: str, default: bool) -> bool:

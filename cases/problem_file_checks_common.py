@@ -6,7 +6,8 @@ they are graded)::
     quantity = "rotation"            # fem.problem.checks.QUANTITIES
     of = "BLOCK"                     # a body, a pair or a one-node group, as the quantity reads
     measure = "max_abs"              # or at = 0.5 [s]; measure: max, min, max_abs, integral
-    window = [0.0, 1.0]              # optional [s], both ends included (default: the whole stage)
+    window = [0.0, 1.0]              # optional [s], both ends included (default: the whole stage);
+    ends = ["open", "closed"]        # optional: the first excluded (Code_Aster's filter INST > 0.0)
     reference = 0.166
     tolerance = 0.02                 # relative by default; criterion = "absolute" in the quantity's unit
     source = "Lagrange run at dt_fine 5e-5 (docs/problem.md)"
@@ -17,12 +18,12 @@ they are graded)::
 from __future__ import annotations
 
 from cases.problem_file_syntax_common import Source, num, shown, tab, tables, text
-from fem.problem.checks import COMPONENTS, CRITERIA, MEASURES, QUANTITIES, RESULTS, Check
+from fem.problem.checks import COMPONENTS, CRITERIA, ENDS, MEASURES, QUANTITIES, RESULTS, Check
 from fem.ranges import BadInput
 
 #: the keys of a [[checks]] entry
-KEYS = ("quantity", "of", "node", "component", "at", "measure", "window", "result", "impact", "stage", "reference",
-        "tolerance", "criterion", "source", "name")
+KEYS = ("quantity", "of", "node", "component", "at", "measure", "window", "ends", "result", "impact", "stage",
+        "reference", "tolerance", "criterion", "source", "name")
 
 
 def read_checks(src: Source, data: dict) -> tuple[Check, ...]:
@@ -48,6 +49,12 @@ def read_checks(src: Source, data: dict) -> tuple[Check, ...]:
                                                                 for x in w)):
                 raise src.refuse(p + ("window",), f"expected [t0, t1] in seconds, got {shown(w)}")
             kw["window"] = tuple(float(x) for x in w)
+        if "ends" in t:
+            e = t["ends"]
+            if not (isinstance(e, list) and len(e) == 2 and all(x in ENDS for x in e)):
+                raise src.refuse(p + ("ends",), f'expected two of "closed", "open" (the window\'s start, its end), '
+                                                f'got {shown(e)}')
+            kw["ends"] = tuple(e)
         try:
             out.append(Check(**kw))
         except BadInput as err:  # "checks.LABEL.KEY: what" or "checks.LABEL: what"

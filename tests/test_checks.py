@@ -60,6 +60,25 @@ def test_extremes_over_a_window_and_their_instants(measure, window, result, expe
     assert row["within_tolerance"] is True
 
 
+@pytest.mark.parametrize("ends, expected", [
+    # samples 0, 1, 2, 3, 4 of x = t: a window [1, 3] takes 3 as its max and 1 as its min with its ends,
+    # 2 for both without them (Code_Aster's filters 1 < t < 3)
+    (("closed", "closed"), (3.0, 1.0)), (("open", "closed"), (3.0, 2.0)), (("closed", "open"), (2.0, 1.0)),
+    (("open", "open"), (2.0, 2.0))])
+def test_a_windows_open_ends_leave_out_the_steps_on_them(ends, expected):
+    h = {"t": np.arange(5.0), "theta[B]": np.arange(5.0)}
+    rows = evaluate([Check("rotation", of="B", measure=m, window=(1.0, 3.0), ends=ends, reference=1.0, tolerance=0.0,
+                           source="x = t") for m in ("max", "min")], _outcome({"s": h}), "s")
+    assert (rows[0]["value"], rows[1]["value"]) == expected
+
+
+def test_a_bodys_kinetic_energy_is_its_own_column_the_whole_models_without_of():
+    h = {"t": np.array([0.0, 1.0]), "ke": np.array([0.0, 5.0]), "ke[BLOCK]": np.array([0.0, 3.0])}
+    rows = evaluate([Check("kinetic_energy", of=of, measure="max", reference=1.0, tolerance=0.0, source="s")
+                     for of in ("BLOCK", None)], _outcome({"s": h}), "s")
+    assert [r["value"] for r in rows] == [3.0, 5.0]
+
+
 @pytest.mark.parametrize("t0, t1", [(0.0, math.pi), (0.3, 1.7), (1e-4, 3e-4)])
 def test_the_integral_of_a_reaction_is_its_impulse(t0, t1):
     """int sin = cos t0 - cos t1; the trapezoidal rule on steps h errs by (t1 - t0) h^2 / 12 at most."""
@@ -113,6 +132,12 @@ def test_an_impacts_kinetic_energy_is_the_one_just_before_it():
     (dict(quantity="displacement", of="C1", at=1, reference=1, tolerance=0.1), "component"),
     (dict(quantity="rotation", of="B", measure="max", window=(2, 1), reference=1, tolerance=0.1), "window"),
     (dict(quantity="impact_time", reference=1, tolerance=0.1), "impact"),
+    (dict(quantity="rotation", of="B", measure="max", ends=("open", "open"), reference=1, tolerance=0.1),
+     "ends: the ends of a window"),
+    (dict(quantity="rotation", of="B", measure="max", window=(1, 2), ends=("open", "shut"), reference=1,
+          tolerance=0.1), "ends: expected two of closed, open"),
+    (dict(quantity="reaction", of="P", measure="integral", window=(1, 2), ends=("open", "open"), reference=1,
+          tolerance=0.1), "ends: an integral's ends are interpolated"),
     (dict(quantity="rotation", of="B", at=1, reference=1, tolerance=0.1, source=" "), "source")])
 def test_a_check_that_cannot_be_graded_is_refused_naming_its_field(kw, key):
     with pytest.raises(BadInput, match=key.replace("[", r"\[").replace("]", r"\]")):
@@ -206,6 +231,10 @@ def test_strict_fails_a_run_whose_stated_check_is_missed(pulse_run, tmp_path, ri
      "checks\\[0\\].source: missing"),
     ('quantity = "reaction"\nof = "base"\nnode = "C1"\nat = 0.1\nreference = 1\ntolerance = 0.1\nsource = "s"',
      "checks\\[0\\].node: 'C1' is not a slave node of the pair 'base'"),
+    ('quantity = "kinetic_energy"\nof = "base"\nat = 0.1\nreference = 1\ntolerance = 0.1\nsource = "s"',
+     "checks\\[0\\].of: 'base' is not a body of the problem; it has: BLOCK, GROUN"),
+    ('quantity = "rotation"\nof = "BLOCK"\nmeasure = "max"\nwindow = [0.0, 0.1]\nends = "open"\nreference = 1\n'
+     'tolerance = 0.1\nsource = "s"', 'line 3[0-9]: checks\\[0\\].ends: expected two of "closed", "open"'),
 ])
 def test_a_check_the_problem_cannot_grade_is_refused_before_anything_is_written(tmp_path, capsys, entry, message):
     path = _problem(tmp_path, "[[checks]]\n" + entry + "\n")

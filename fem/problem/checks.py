@@ -23,7 +23,8 @@ penetration            a pair      its largest penetration ``penetration[PAIR]``
 friction_demand        a pair      ``|sum RT| / sum RN``                               --
 displacement           a node      ``u`` of ``component`` x or y (``ux[NODE]``)        m
 velocity               a node      ``v`` of ``component`` (``vx[NODE]``)               m/s
-kinetic_energy         --          ``ke``                                              J
+kinetic_energy         body / --   ``ke[BODY]`` (a body's, Code_Aster ENER_CIN on its   J
+                                   group), ``ke`` (the whole model's)
 uplift_time            body/pair   the first instant a pair of it opens by LIFT        s
 overturn_time          a body      the instant its rotation reached its limit          s
 impact_time            pair / --   the instant of impact number ``impact`` (1 first)  s
@@ -31,7 +32,8 @@ impact_kinetic_energy  pair / --   ``ke`` at the last step before that impact   
 =====================  ==========  =================================================  ======
 
 A history quantity is read ``at`` an instant (linear between the steps on either side) or reduced
-over a ``window`` [t0, t1] (both ends included; default the whole stage) by ``measure``: "max", "min",
+over a ``window`` [t0, t1] (both ends included; ``ends`` ("open", "closed") excludes the first, as Code_Aster's
+filter INST > t0 does; default the whole stage) by ``measure``: "max", "min",
 "max_abs" (the largest |x|, returned with its sign dropped) or "integral" (trapezoidal rule, the ends
 interpolated: an impulse, Code_Aster's CALC_FONCTION INTEGRE); ``result`` "instant" takes the
 instant of the max/min instead of the value (``t(KE max)``).
@@ -50,7 +52,7 @@ import numpy as np
 
 from fem.ranges import BadInput, number
 
-#: quantity -> (what ``of`` names: "body", "pair", "node", "body|pair", "pair?" (a pair or nothing),
+#: quantity -> (what ``of`` names: "body", "pair", "node", "body|pair", "pair?" / "body?" (one or nothing),
 #: None (nothing); unit; a series read at an instant or over a window (True) or an event (False))
 QUANTITIES = {
     "rotation": ("body", "rad", True),
@@ -61,7 +63,7 @@ QUANTITIES = {
     "friction_demand": ("pair", "", True),
     "displacement": ("node", "m", True),
     "velocity": ("node", "m/s", True),
-    "kinetic_energy": (None, "J", True),
+    "kinetic_energy": ("body?", "J", True),
     "uplift_time": ("body|pair", "s", False),
     "overturn_time": ("body", "s", False),
     "impact_time": ("pair?", "s", False),
@@ -77,6 +79,7 @@ PENETRATION_LIMIT = 0.1
 #: fem.ranges.SELF_WEIGHT_STRAIN = 0.1 for the materials the ranges admit
 PRELOAD_MOVE_LIMIT = 0.1
 CRITERIA = ("relative", "absolute")
+ENDS = ("closed", "open")  # a window's end included (t >= t0, t <= t1) or not (t > t0, t < t1)
 RESULTS = ("value", "instant")
 COMPONENTS = ("x", "y")
 
@@ -99,7 +102,9 @@ class Check:
     of : the body, pair or node group (one node) it reads.  node : a pair quantity at one slave node
         (a one-node group of the pair's slave).  component : "x" or "y" of a node quantity.
     at : an instant [s].  measure : "max", "min", "max_abs" or "integral" over ``window`` (t0, t1) [s]
-        (None: the whole stage).  result : "value", or "instant" of the max / min.
+        (None: the whole stage).  ends : ("closed" or "open", "closed" or "open"): whether the window's
+        start and end instants belong to it (Code_Aster's FILTRE CRIT_COMP GE / GT, LE / LT).
+        result : "value", or "instant" of the max / min.
     impact : the impact's number (1: the first) of an impact quantity.  stage : the dynamic stage whose
         history it reads (None: the last dynamic stage).  name : its label (default from the fields).
     """
@@ -114,6 +119,7 @@ class Check:
     at: float | None = None
     measure: str | None = None
     window: tuple | None = None
+    ends: tuple = ("closed", "closed")
     result: str = "value"
     impact: int | None = None
     stage: str | None = None
@@ -180,6 +186,14 @@ class Check:
             if not t1 > t0:
                 raise BadInput(f"{head}.window: expected t0 < t1, got [{number(t0)}, {number(t1)}]")
             object.__setattr__(self, "window", (t0, t1))
+        ends = tuple(self.ends) if isinstance(self.ends, (tuple, list)) else None
+        if ends is None or len(ends) != 2 or any(e not in ENDS for e in ends):
+            raise BadInput(f"{head}.ends: expected two of {', '.join(ENDS)} (the window's start, its end), "
+                           f"got {self.ends!r}")
+        object.__setattr__(self, "ends", ends)
+        if ends != ("closed", "closed") and (self.window is None or self.measure == "integral"):
+            raise BadInput(f"{head}.ends: " + ("an integral's ends are interpolated, neither open nor closed"
+                                               if self.window is not None else "the ends of a window: give one"))
 
     @property
     def label(self) -> str:
@@ -189,9 +203,16 @@ class Check:
         of = "" if self.of is None else f"[{self.of}{'@' + self.node if self.node else ''}]"
         comp = self.component or ""
         when = (f" at {number(self.at)} s" if self.at is not None else
-                f" {self.measure}" + ("" if self.window is None else f" {number(self.window[0])}-{number(self.window[1])} s")
+                f" {self.measure}" + ("" if self.window is None else f" {self._interval()} s")
                 if self.measure else f" {self.impact}" if self.impact else "")
         return f"{'t(' if self.result == 'instant' else ''}{self.quantity}{comp}{of}{when}{')' if self.result == 'instant' else ''}"
+
+    def _interval(self) -> str:
+        """The window as written in a label: ``0.01-0.05``, or ``(0.01, 0.05]`` with an open end."""
+        t0, t1 = (number(x) for x in self.window)
+        if self.ends == ("closed", "closed"):
+            return f"{t0}-{t1}"
+        return f"{'(' if self.ends[0] == 'open' else '['}{t0}, {t1}{')' if self.ends[1] == 'open' else ']'}"
 
     def column(self) -> str | None:
         """The history column a series quantity reads (None for an event)."""
@@ -200,7 +221,8 @@ class Check:
                 "reaction": f"rn[{of}@{node}]" if node else f"rn[{of}]",
                 "gap": f"gap[{of}@{node}]" if node else f"max_gap[{of}]", "penetration": f"penetration[{of}]",
                 "friction_demand": f"friction_demand[{of}]", "displacement": f"u{self.component}[{of}]",
-                "velocity": f"v{self.component}[{of}]", "kinetic_energy": "ke"}.get(self.quantity)
+                "velocity": f"v{self.component}[{of}]",
+                "kinetic_energy": f"ke[{of}]" if of else "ke"}.get(self.quantity)
 
     def unit(self) -> str:
         return "s" if self.result == "instant" else QUANTITIES[self.quantity][1]
@@ -214,6 +236,11 @@ def node_probes(checks) -> list[tuple[str, str, str, str]]:
             q = "u" if c.quantity == "displacement" else "v"
             out[c.column()] = (c.column(), c.of, q, c.component)
     return list(out.values())
+
+
+def kinetic_bodies(checks) -> list[str]:
+    """The bodies whose own kinetic energy the checks read (``ke[BODY]`` columns), in order."""
+    return list(dict.fromkeys(c.of for c in checks if c.quantity == "kinetic_energy" and c.of is not None))
 
 
 def pair_nodes(checks) -> dict[str, set]:
@@ -238,7 +265,7 @@ def validate(checks, bodies, pairs, node_groups, stages) -> None:
         head = f"checks.{c.label}"
         owner = QUANTITIES[c.quantity][0]
         if c.of is not None:
-            known = {"body": bodies, "pair": pairs, "pair?": pairs, "body|pair": [*bodies, *pairs],
+            known = {"body": bodies, "body?": bodies, "pair": pairs, "pair?": pairs, "body|pair": [*bodies, *pairs],
                      "node": [g for g, n in node_groups.items() if n == 1]}[owner]
             if c.of not in known:
                 what = {"node": "a node group of one node", "body|pair": "a body or a pair"}.get(
@@ -277,8 +304,9 @@ def _series(c: Check, h: dict) -> tuple[float | None, str]:
         inside = (t > lo) & (t < hi)
         tt = np.concatenate([[lo], t[inside], [hi]])
         xx = np.concatenate([[np.interp(lo, t, x)], x[inside], [np.interp(hi, t, x)]])
-        return float(np.sum(0.5 * (xx[1:] + xx[:-1]) * np.diff(tt))), ""
-    inside = (t >= lo) & (t <= hi)
+        return float(np.trapezoid(xx, tt)), ""
+    after = t > lo if c.ends[0] == "open" else t >= lo
+    inside = after & ((t < hi) if c.ends[1] == "open" else (t <= hi))
     if not np.any(inside):
         return None, f"no step in the window [{lo:.6g}, {hi:.6g}] s"
     y = {"max": x, "min": -x, "max_abs": np.abs(x)}[c.measure]

@@ -172,6 +172,27 @@ class BodyWatch:
         return {f"theta[{self.label}]": self.theta, f"omega[{self.label}]": self.omega}
 
 
+@dataclass
+class BodyKinetic:
+    """One body's kinetic energy after each step, the history column ``ke[LABEL]``::
+
+        ke = 1/2 v_b^T M_b v_b        [J]
+
+    over the elements of the body's ``group`` (Code_Aster POST_ELEM ENER_CIN on its group; ``model``:
+    fem.model.assembly.Model.kinetic_energy). The ``ke`` column is the whole model's: a block's own
+    energy is the one a rocking benchmark grades, without its table's vibration."""
+
+    label: str
+    group: str
+    model: object
+
+    def columns(self) -> list[str]:
+        return [f"ke[{self.label}]"]
+
+    def observe(self, result) -> dict:
+        return {f"ke[{self.label}]": self.model.kinetic_energy(result.state.v, self.group)}
+
+
 class WallClock:
     """A monitor: stop the run early once ``seconds`` of wall-clock time have passed since it was made
     (the run's status "interrupted", this limit its message). ``clock`` is the time source [s]."""

@@ -37,7 +37,7 @@ from fem.problem import checks as stated
 from fem.problem import grading
 from fem.problem.definition import Assembled, Problem, assemble
 from fem.problem.pictures import draw_summary
-from fem.problem.observe import BodyRotation, BodyWatch, PairWatch, energy_books
+from fem.problem.observe import BodyKinetic, BodyRotation, BodyWatch, PairWatch, energy_books
 from fem.problem.physics import (RESTARTING, check_groups, check_stages, default_newton, dynamic_phase, first_time,
                                  planned_end, preload_phase, release_state, stage_end, stage_gravity)
 from fem.problem.report import write_report
@@ -255,6 +255,10 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     lifts = grading.impact_lifts(assembled)
     pairs = [PairWatch(p.label, term, grading.watched_nodes(assembled, p.label, settings.checks), lifts[p.label])
              for p, term in zip(problem.pairs, assembled.terms)]
+    groups = {b.label: b.group for b in problem.bodies}
+    kinetic = tuple(BodyKinetic(label, groups[label], model) for label in stated.kinetic_bodies(settings.checks))
+    if kinetic:  # the bodies' own kinetic energies the checks read: more history columns
+        settings = replace(settings, observers=tuple(settings.observers) + kinetic)
     stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
     released = state is None  # a first base motion starts at rest where the preload left it
     state = State.at_rest(model.n_dofs, first_time(stages[0])) if state is None else state

@@ -1,0 +1,85 @@
+"""SDNV105 A stated as a problem file (cases/sdnv105a.toml): the benchmark's stages, steps and Newton
+settings, and Code_Aster's 31 tests of modeling a (22 quantities, some against two references) as
+``[[checks]]``. ``rockfem run`` on it computes what ``python cases/sdnv105a.py`` computes: both go
+through fem.problem's stages with the same settings, so each check's value is the case's value to the
+last bit, and both meet every check.
+
+The file's references, tolerances and criteria are Code_Aster's records (cases/reference/
+code_aster_tests.json), in their order: the file cannot be tuned to pass.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from cases.sdnv105_checks_common import CHECKS, code_aster_records
+
+ROOT = Path(__file__).resolve().parents[1]
+PROBLEM = ROOT / "cases" / "sdnv105a.toml"
+
+
+def _stated() -> list[dict]:
+    return tomllib.loads(PROBLEM.read_text())["checks"]
+
+
+def test_the_files_checks_are_code_asters_tests_of_modeling_a():
+    records = code_aster_records("a")
+    stated = _stated()
+    assert len(stated) == len(records) == 31
+    for i, (c, r) in enumerate(zip(stated, records)):
+        assert (c["reference"], c["tolerance"]) == (r["reference"], r["tolerance"]), c["name"]
+        assert c.get("criterion", "relative") == ("absolute" if r["criterion"].upper().startswith("ABS") else
+                                                  "relative"), c["name"]
+        assert f"test {i + 1} of modeling a" in c["source"]
+    # one check per record of each of the case's 22 quantities, in the case's order
+    names = [f"{q}, {w}" for q, w, _, idx in CHECKS["a"] for _ in idx]
+    assert [c["name"].removesuffix(" (restitution)") for c in stated] == names
+    assert len(CHECKS["a"]) == 22
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory):
+    """(summary of rockfem run on the file, summary of the case script), each run as a user runs it."""
+    tmp = tmp_path_factory.mktemp("sdnv105a_file")
+    runs = {"file": [sys.executable, "-m", "cases.cli", "run", str(PROBLEM), "--strict", "--quiet",
+                     "--out", str(tmp / "file")],
+            "case": [sys.executable, str(ROOT / "cases" / "sdnv105a.py"), "--no-paraview", "--quiet",
+                     "--out", str(tmp / "case")]}
+    procs = {k: subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
+             for k, cmd in runs.items()}
+    out = {}
+    for k, p in procs.items():
+        stdout, stderr = p.communicate(timeout=600)
+        assert p.returncode == 0, (k, stderr[-2000:])
+        out[k] = json.loads((tmp / k / "summary.json").read_text())
+    return out["file"], out["case"]
+
+
+def test_rockfem_run_meets_the_same_checks_with_the_same_values_as_the_case(both):
+    file, case = both
+    stated = [c for c in file["checks"] if c.get("stated")]
+    assert len(stated) == 31 and all(c["within_tolerance"] is True for c in stated)
+    assert all(c["within_tolerance"] is True for c in file["checks"])  # the books and the penetration too
+    assert file["checks_met"] == file["checks_graded"] == 33
+    rows = iter(stated)
+    for quantity in case["checks"]:
+        assert quantity["within_tolerance"] is True
+        for _ in quantity["tolerance"]:  # one stated check per Code_Aster record of the quantity
+            row = next(rows)
+            assert row["value"] == quantity["value"], (quantity["quantity"], quantity["window"])
+
+
+def test_the_files_run_is_the_cases_run(both):
+    """The same steps, Newton iterations and impacts: one computation, two front-ends."""
+    file, case = both
+    assert file["run"]["steps"] == case["run"]["steps"]
+    assert file["run"]["newton_iterations"] == case["run"]["newton_iterations"]
+    released = [i["time"] for i in file["impacts"] if i["time"] > 0]
+    assert len(released) == len(case["impacts"]) == 5
+    for ours, theirs in zip(released, case["impacts"]):  # a pair's first closing node vs the corner's closing
+        assert ours == pytest.approx(theirs["time"], abs=1e-5)  # within one fine step
