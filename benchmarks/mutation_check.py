@@ -388,6 +388,13 @@ MUTATIONS = (
     _m("checks: a body's kinetic energy read over the whole model", "fem/problem/observe.py",
        "self.model.kinetic_energy(result.state.v, self.group)", "self.model.kinetic_energy(result.state.v)",
        "tests/test_sdnv105_problem_file.py::test_rockfem_run_meets_the_same_checks_with_the_same_values_as_the_case"),
+    # ---- the default scheme and the reactions' alternation (tests/test_reaction_alternation.py)
+    _m("scheme: the default HHT alpha back to Newmark's undamped 0", "fem/problem/simulate.py",
+       "ALPHA = -0.1", "ALPHA = 0.0",
+       "tests/test_reaction_alternation.py::test_the_default_scheme_damps_the_highest_frequencies"),
+    _m("alternation: a turn counted where the reaction keeps its way", "fem/problem/observe.py",
+       "(d * self._d < 0)", "(d * self._d > 0)",
+       "tests/test_reaction_alternation.py::test_a_period_two_reaction_counts_every_step_in_turn"),
 )
 
 

@@ -78,8 +78,9 @@ its steps and the run's settings), every mistake refused on one line naming the 
     kind = "uniform"                    # stage's name (its name key, else its kind's default: "self-weight",
     dt = 1e-4                           # "tilt", "imposed motion", "release", "base motion"); a stage not named
                                         # takes EventSteps(1e-3, 1e-4, tolerance 1e-7). Not both in one file.
-    [scheme]                            # optional: HHT alpha (0), Moreau-Jean theta (0.55), alpha_fine: HHT alpha of
-                                        # the fine event-driven steps (default: alpha)
+    [scheme]                            # optional: HHT alpha (-0.1), Moreau-Jean theta (0.55), alpha_fine: HHT alpha
+                                        # of the fine event-driven steps (-0.2; docs/problem.md, "Reactions that
+                                        # alternate": 0 lets contact reactions alternate step to step)
     [output]                            # optional: out (results/<file stem>, from the current dir), paraview
                                         # (false), format: "xdmf" (NAME.xdmf + NAME.h5) or "pvd" (a .vtu a step)
     [point_masses]                      # optional: node or line group = mass [kg] at each of its nodes

@@ -28,6 +28,7 @@ from fem.problem import (BaseMotion, Body, CentralDifferences, EventSteps, Pair,
                          Support, Uniform, Windows)
 from fem.problem.definition import load_mesh
 from fem.problem.physics import check_stages, check_steps
+from fem.problem.simulate import ALPHA, ALPHA_FINE
 from fem.io.results import SERIES_FORMATS
 from fem import ranges as r
 from fem.ranges import BadInput
@@ -532,9 +533,9 @@ def build(src: Source, data: dict) -> ProblemFile:
     except BadInput as err:
         raise translate(src, data, str(err)) from None
     scheme = tab(src, data.get("scheme", {}), ("scheme",), ("alpha", "theta", "alpha_fine"))
-    alpha = num(src, scheme, ("scheme",), "alpha", 0.0, low=-1 / 3, high=0.0)
+    alpha = num(src, scheme, ("scheme",), "alpha", ALPHA, low=-1 / 3, high=0.0)
     theta = num(src, scheme, ("scheme",), "theta", 0.55, low=0.5, high=1.0)
-    alpha_fine = num(src, scheme, ("scheme",), "alpha_fine", None, low=-1 / 3, high=0.0)
+    alpha_fine = num(src, scheme, ("scheme",), "alpha_fine", ALPHA_FINE, low=-1 / 3, high=0.0)
     output = tab(src, data.get("output", {}), ("output",), ("out", "paraview", "format"))
     out = Path(text(src, output, ("output",), "out", str(Path("results") / src.path.stem)))
     paraview = _flag(src, output, ("output",), "paraview", False)

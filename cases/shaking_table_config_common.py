@@ -12,6 +12,7 @@ from fem.constants import GRAVITY
 from fem.loads import base_motion as bm
 from fem.mesh.read import read_mesh
 from fem.model.material import ElasticMaterial
+from fem.problem.simulate import ALPHA, ALPHA_FINE
 from fem.run.lifecycle import BadInput, check_materials, require_all
 from fem.stage.phase import NewtonSettings
 
@@ -66,8 +67,8 @@ class Config:
     t_end: float | None = None
     dt: float = 1e-3
     dt_fine: float | None = None
-    alpha: float = 0.0
-    alpha_fine: float | None = None
+    alpha: float = ALPHA  # fem.problem.simulate's: HHT -0.1 on the coarse steps, -0.2 on the fine ones
+    alpha_fine: float | None = ALPHA_FINE
     theta: float = 0.55
     mass: str = "redistributed"
     tolerance: float = 1e-7
@@ -135,7 +136,7 @@ class Config:
 
     def resolved(self, history: bm.MotionHistory) -> "Config":
         """Defaults that depend on others: t_end = the motion's duration + 1 s (3 s if it never
-        ends), dt_fine = dt / 10 (d: dt, uniform steps), alpha_fine = alpha."""
+        ends), dt_fine = dt / 10 (d: dt, uniform steps), alpha_fine (None: alpha)."""
         t_end = self.t_end
         if t_end is None:
             t_end = history.duration + 1.0 if math.isfinite(history.duration) else 3.0

@@ -221,7 +221,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
     summary["overturn_verdict"] = overturn_verdict(cfg, study.history, R, output, summary["uplift_time"],
                                                    study.blocks)
     summary["overturned"] = _overturned(summary["overturn_verdict"]["verdict"])
-    summary["checks"] = checks(summary)
+    summary["checks"] = checks(summary) + list(output.physical or [])
     return summary
 
 

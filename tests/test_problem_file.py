@@ -38,6 +38,7 @@ from fem.model.material import ElasticMaterial
 from fem.problem import (CentralDifferences, EventSteps, Outcome, Pair, Release, SelfWeight, Spring, Support, Uniform,
                          simulate)
 from fem.problem.definition import load_mesh
+from fem.problem.simulate import ALPHA, ALPHA_FINE
 from fem.ranges import BadInput
 from fem.studies import sweep
 from cases import cli, problem_file
@@ -196,7 +197,8 @@ def test_a_file_of_tables_loads_into_the_problem_it_states(tmp_path, inputs):
     assert shake.x == bm.read_record(tmp_path / "records" / "hv.csv", units="m/s2", column=1, scale=1.5)
     assert shake.y == bm.SinePulse(0.05 * bm.STANDARD_GRAVITY, 5.0)
     assert pf.steps == EventSteps(dt=1e-2, dt_fine=1e-3, tolerance=1e-6)
-    assert (pf.alpha, pf.theta, pf.out, pf.paraview) == (0.0, 0.55, Path("results") / "stack", False)
+    assert (pf.alpha, pf.theta, pf.out, pf.paraview) == (ALPHA, 0.55, Path("results") / "stack", False)
+    assert pf.alpha_fine == ALPHA_FINE  # the simulation's default scheme (HHT -0.1, -0.2 on the fine steps)
     assert pf.data == tomllib.loads(GOOD) and json.loads(json.dumps(pf.data)) == pf.data  # JSON-able
 
 
@@ -488,8 +490,9 @@ def test_rockfem_run_of_a_good_file_completes_and_writes_its_results(tmp_path, i
     assert summary["command"] == "rockfem run stack.toml --set stages.shake.x.scale=2.0 --quiet"
     assert summary["parameters"] == load(tmp_path / "stack.toml", [("stages.shake.x.scale", "2.0")]).data
     assert summary["t_reached"] == pytest.approx(0.2) and set(summary["bodies"]) == {"PLINTH", "brick"}
-    # the energy books, the preload's end state of each body, each pair's penetration: every run's checks
-    assert summary["checks_met"] == summary["checks_graded"] == 1 + len(summary["bodies"]) + len(summary["pairs"])
+    # the energy books, the preload's end state of each body, each pair's penetration and reaction alternation:
+    # every run's checks
+    assert summary["checks_met"] == summary["checks_graded"] == 1 + len(summary["bodies"]) + 2 * len(summary["pairs"])
     assert {"summary.json", "report.md", "history.csv", "preload_history.csv"} <= set(os.listdir(out))
     assert "# stack: complete" in (out / "report.md").read_text()
     history = np.genfromtxt(out / "history.csv", delimiter=",", names=True)

@@ -30,6 +30,7 @@ from fem.model.material import ElasticMaterial
 from fem.problem import (Body, EventSteps, ImposedMotion, Pair, Release, SelfWeight, Support, Tilt, Uniform, Windows,
                          simulate)
 from fem.problem.definition import load_mesh
+from fem.problem.simulate import ALPHA, ALPHA_FINE
 from fem.ranges import BadInput
 from fem.stage.phase import NewtonSettings
 from meshes.generate import reference_mesh_path
@@ -139,7 +140,7 @@ def test_the_example_states_sdnv105_modeling_a_in_at_most_60_lines():
         Release(0.2, newton=NewtonSettings(rela=1e-6, maxi=1e-4, max_iterations=40)))
     assert pf.steps == {"self-weight": Uniform(0.0075, alpha=-0.3), "tilt": Uniform(0.0075, alpha=-0.6),
                         "release": EventSteps(dt=1e-3, dt_fine=1e-4)}
-    assert (pf.alpha, pf.alpha_fine, pf.theta) == (0.0, -0.2, 0.55)
+    assert (pf.alpha, pf.alpha_fine, pf.theta) == (ALPHA, -0.2, 0.55)
 
 
 def test_each_stage_kind_and_steps_kind_reads_into_its_dataclass(tmp_path):
@@ -164,7 +165,7 @@ def test_each_stage_kind_and_steps_kind_reads_into_its_dataclass(tmp_path):
     assert named.steps["turn"] == Uniform(5e-3, alpha=-0.6, theta=0.6)
     # one [steps] table for every stage, as before
     single = load(write(tmp_path, HEAD + SELF_WEIGHT + TILT + RELEASE + '[steps]\nkind = "uniform"\ndt = 1e-3\n'))
-    assert single.steps == Uniform(1e-3) and single.alpha_fine is None
+    assert single.steps == Uniform(1e-3) and single.alpha_fine == ALPHA_FINE
 
 
 def test_the_estimate_counts_each_stage_with_its_own_steps(tmp_path):

@@ -78,6 +78,12 @@ PENETRATION_LIMIT = 0.1
 #: diagonal of its bounding box): a settlement under gravity strains a body by rho g H / E, at most
 #: fem.ranges.SELF_WEIGHT_STRAIN = 0.1 for the materials the ranges admit
 PRELOAD_MOVE_LIMIT = 0.1
+#: a contact node's reaction may alternate up and down at most this many steps in a row
+#: (fem.problem.observe.PairWatch.alternation): a period-2 mode that a damped scheme lets die from a
+#: landing's full reaction to 1 % of it in ln(0.01) / ln((1 + alpha) / (1 - alpha)) steps (23 at HHT
+#: alpha = -0.1, 11 at -0.2); SDNV105 A's benchmark run, fine steps of 1e-5 s around its impacts, rings
+#: for 21 at most; Newmark's alpha = 0 does not damp it (a shaking table run: 1,293 steps)
+ALTERNATION_LIMIT = 100
 CRITERIA = ("relative", "absolute")
 ENDS = ("closed", "open")  # a window's end included (t >= t0, t <= t1) or not (t > t0, t < t1)
 RESULTS = ("value", "instant")
@@ -410,3 +416,16 @@ def penetration_row(pair: str, penetration: float, size: float | None, clearance
         f"normal points the wrong way")
     return physical_row(f"penetration[{pair}] / {what}", ratio, PENETRATION_LIMIT,
                         "every run: a contact holds its surfaces apart", note)
+
+
+def alternation_row(pair: str, steps: int, node: str | None = None, began: float | None = None) -> dict:
+    """The check of a pair's reaction alternation: the most steps in a row one closed node's reaction
+    went up and down in turn (fem.problem.observe.PairWatch.alternation) against :data:`ALTERNATION_LIMIT`;
+    ``node``: that node's name, ``began``: the instant the stretch began [s]."""
+    note = "" if steps <= ALTERNATION_LIMIT else (
+        f"{pair}: the normal reaction of node {node} goes up and down in turn at every step for {steps} steps from "
+        f"t = {began:.6g} s: the time scheme does not damp the contact's period-2 mode (Newmark's average "
+        f"acceleration, HHT alpha = 0, keeps it), and the friction it drives is not physical: take HHT alpha "
+        f"-0.1 or below (alpha_fine -0.2; docs/problem.md, \"Reactions that alternate\")")
+    return physical_row(f"reaction alternation[{pair}] (steps in a row)", steps, ALTERNATION_LIMIT,
+                        "every run: a closed contact's reaction follows the motion, not the step", note)

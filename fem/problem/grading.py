@@ -51,6 +51,15 @@ def penetrations(assembled: Assembled, pairs) -> list[dict]:
     return out
 
 
+def alternations(assembled: Assembled, pairs) -> list[dict]:
+    """A row a pair: the most steps in a row a closed node's reaction alternated (fem.problem.checks.alternation_row),
+    the node named by its one-node group when it has one."""
+    mesh = assembled.mesh
+    names = {int(nodes[0]): g for g, nodes in mesh.node_groups.items() if len(nodes) == 1}
+    return [stated.alternation_row(w.label, w.alternation, names.get(w.alternation_node, w.alternation_node),
+                                   w.alternation_from) for w in pairs]
+
+
 def check_time_scales(assembled: Assembled, stages, settings) -> None:
     """Refuse (BadInput naming the steps' key) a dynamic stage's step longer than the rocking time scale
     1/p of a body free to rock (fem.ranges.rocking_time of its bounding box): a step that long cannot
