@@ -140,6 +140,7 @@ def write_report(out: Path, config: Config, summary: dict) -> Path:
                        f"{verdict}{note}"))
     lines += md_table(["quantity", "window", "this code", "rigid", "restit.", "Code_Aster", "error",
                        "error vs Code_Aster", "tolerance", "within tol."], checks)
+    lines += _run_checks_section(summary.get("run_checks"))
     lines += _round_off_section(summary.get("round_off"))
     lines += ["", "## Impacts", ""]
     lines += md_table(["time [s]", "corner", "KE before [J]", "KE after [J]"],
@@ -175,6 +176,17 @@ def write_report(out: Path, config: Config, summary: dict) -> Path:
     return path
 
 
+def _run_checks_section(rows) -> list[str]:
+    """report.md's table of the checks every run makes (each pair's penetration and reaction alternation)."""
+    if not rows:
+        return []
+    return (["", "Checks every run makes (docs/problem.md, \"The checks every run makes\"):", ""]
+            + md_table(["check", "value", "bound", "met"],
+                       [(c["quantity"], _fmt(c["value"]), _fmt(c["tolerance"]),
+                         "–" if c["within_tolerance"] is None else _fmt(c["within_tolerance"])
+                         + (f" ({c['note']})" if c.get("note") else "")) for c in rows]))
+
+
 def print_table(summary: dict) -> None:
     """The run's summary printed at its end: the run, the tilt, the checks, the impacts, the round-off
     ensemble, the steps, the largest energy created at a contact event, the energy balance."""
@@ -200,6 +212,9 @@ def print_table(summary: dict) -> None:
         if summary["configuration"] == "custom":
             print(f"custom configuration ({', '.join(summary['departures'])}): references are the rigid block "
                   f"for this run's parameters; Code_Aster's values apply to the benchmark only")
+    for c in summary.get("run_checks") or []:
+        ok = {True: "yes", False: "NO", None: "-"}[c["within_tolerance"]]
+        print(f"{c['quantity']}: {_fmt(c['value'])} (bound {_fmt(c['tolerance'])}) {ok}")
     for imp in summary.get("impacts", []):
         print(f"impact at {imp['time']:.5f} s on {imp['corner']}: KE {imp['ke_before']:.4f} -> {imp['ke_after']:.4f} J")
     ensemble = summary.get("round_off")

@@ -41,6 +41,9 @@ class RunOutput:
     interrupted: Interrupted | None = None  # the signal that stopped the run, if one did
     tilt: dict | None = None  # tilt_check of the end of the tilt (None: the tilt did not finish)
     energy_creation: dict | None = None  # creation_report of the release (None: no release)
+    # the checks every run makes (fem.problem.simulate: each pair's penetration and reaction alternation), of
+    # the self-weight and tilt, then of the release, each named after its part; the energy books are the case's
+    physical: list | None = None
 
     @property
     def status(self) -> str:
@@ -92,6 +95,7 @@ def run(study: Study, integrator=march) -> RunOutput:
     release: dict = {}
     before = run_stages(study.assembled, [self_weight_stage(study), tilt_stage(study)], cfg.out, settings)
     add_statistics(stats, before.stats)
+    physical = run_checks(before, "self-weight and tilt")
     preload = before.histories.get("self-weight", {})
     if before.status != "complete":
         failure, interrupted = f"preload: {before.message}", before.interrupted
@@ -125,9 +129,17 @@ def run(study: Study, integrator=march) -> RunOutput:
             series.close()
         add_statistics(stats, after.stats)
         release, refinements = after.histories.get("release", {}), after.spans
+        physical += run_checks(after, "release")
         if after.status != "complete":
             failure, interrupted = f"release: {after.message}", after.interrupted
     stats["wall_s"] = time.perf_counter() - t0
     stats["automatic_refinements"] = refinements
     return RunOutput(release, preload, stats, failure, interrupted, tilt,
-                     creation_report(study, watch) if watch is not None else None)
+                     creation_report(study, watch) if watch is not None else None, physical)
+
+
+def run_checks(outcome, part: str) -> list[dict]:
+    """The checks every run makes of a part of the run (fem.problem.simulate's outcome: penetration, reaction
+    alternation), each named after ``part``, without its energy books (the case books the whole run)."""
+    return [{**c, "quantity": f"{part}: {c['quantity']}", "rel_error": None} for c in outcome.checks
+            if not c.get("stated") and c["quantity"] != "energy books error / input"]

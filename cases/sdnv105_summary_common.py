@@ -41,6 +41,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
     summary["tilt"] = output.tilt
     summary["steps"] = steps_report(cfg)
     summary["energy_creation"] = output.energy_creation
+    summary["run_checks"] = list(output.physical or [])  # counted with the checks (fem.run.lifecycle)
     if R:
         summary["impacts"] = detect_impacts(R)
         summary["energy"] = energy_balance(R, P)

@@ -1235,7 +1235,9 @@ def check_strict(result: Result) -> None:
     s = result.summary()
     assert s["status"] == "complete", result.err
     met, graded = s["checks_met"], s["checks_graded"]
-    verdicts = [c.get("passed", c.get("within_tolerance")) for c in s.get("checks") or []]
+    # the checks, then the checks every run makes where a case keeps its own list (fem.run.lifecycle.graded_rows)
+    verdicts = [c.get("passed", c.get("within_tolerance")) for c in [*(s.get("checks") or []),
+                                                                     *(s.get("run_checks") or [])]]
     assert graded == sum(v is not None for v in verdicts) and met == sum(v is True for v in verdicts)
     if graded:
         assert result.out.strip().splitlines()[-1] == f"{met} of {graded} checks met"

@@ -28,6 +28,7 @@ from cases import shaking_table
 from fem.problem.checks import ALTERNATION_LIMIT, alternation_row
 from fem.problem.observe import PairWatch
 from fem.problem.simulate import ALPHA, ALPHA_FINE, Settings
+from fem.run.lifecycle import graded_rows, tally, verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,6 +97,14 @@ def test_the_check_fails_above_its_bound_naming_the_node_the_instant_and_the_rem
     assert bad["within_tolerance"] is False
     assert "node A" in bad["note"] and "1293 steps" in bad["note"] and "t = 1.86469 s" in bad["note"]
     assert "HHT alpha" in bad["note"]
+
+
+def test_a_cases_run_checks_count_and_fail_strict_like_its_own():
+    """A case keeping its own checks list (SDNV105) puts the engine's in ``run_checks``: "N of M" counts both."""
+    summary = {"checks": [{"quantity": "KE max", "within_tolerance": True}],
+               "run_checks": [alternation_row("base", 3), alternation_row("base", 1293, "A", 1.0)]}
+    assert tally(graded_rows(summary)) == (2, 3)
+    assert [verdict(c) for c in graded_rows(summary)] == [True, True, False]
 
 
 def test_the_default_scheme_damps_the_highest_frequencies():

@@ -368,7 +368,7 @@ class Run:
         data = {**self.header, "status": status, "message": message, "t_reached": self.t_reached,
                 "phase_reached": self.phase, **(summary or {})}
         data["status"] = status
-        met, graded = tally(data.get("checks"))
+        met, graded = tally(graded_rows(data))
         data["checks_met"], data["checks_graded"] = met, graded
         self.pending = data
         return data
@@ -405,6 +405,12 @@ def verdict(check: dict) -> bool | None:
     shown for information)."""
     value = check.get("passed", check.get("within_tolerance")) if isinstance(check, dict) else None
     return None if value is None else bool(value)
+
+
+def graded_rows(data: dict) -> list:
+    """A summary's check rows: ``checks``, then ``run_checks`` (a case that keeps its own checks list puts
+    there the checks every run of fem.problem makes: each pair's penetration and reaction alternation)."""
+    return [*(data.get("checks") or []), *(data.get("run_checks") or [])]
 
 
 def tally(checks) -> tuple[int, int]:
@@ -534,7 +540,7 @@ def _report_checks(run: "Run | None", code: int) -> int:
         except (OSError, ValueError):
             pass
     if run.strict and met < graded and code == EXIT_OK:
-        failed = [str(c.get("quantity", c.get("name", "?"))) for c in data.get("checks") or [] if verdict(c) is False]
+        failed = [str(c.get("quantity", c.get("name", "?"))) for c in graded_rows(data) if verdict(c) is False]
         _say(f"error: --strict: {graded - met} of {graded} checks not met ({', '.join(failed[:5])}"
              f"{', ...' if len(failed) > 5 else ''}); see {run.out}/summary.json")
         return EXIT_FAILED
