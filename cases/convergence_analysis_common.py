@@ -43,7 +43,8 @@ def analyse(levels: list[Level], n_impacts: int, kind: str, t_end: float | None)
         e = (lv.summary or {}).get("energy") or {}
         created[lv.name] = energy_creation(lv.ke_max, e.get("potential_drop"), e.get("contact_work"),
                                            e.get("friction_work"), e.get("numerical_dissipation"),
-                                           initial_energy=initial_energy(lv.summary))
+                                           initial_energy=initial_energy(lv.summary),
+                                           damping=e.get("damping_dissipated"))
     failed = [lv.name for lv in levels if lv.status != "complete" or lv.exit_code not in (0, None)]
     if any(v is None for v in verdicts):
         converged = None
@@ -95,7 +96,7 @@ def level_record(lv: Level, n: int) -> dict:
             "ke_max": lv.ke_max,
             "energy_creation": energy_creation(lv.ke_max, e.get("potential_drop"), e.get("contact_work"),
                                                e.get("friction_work"), e.get("numerical_dissipation"),
-                                               initial_energy=initial_energy(s)),
+                                               initial_energy=initial_energy(s), damping=e.get("damping_dissipated")),
             "run": {"steps": run.get("steps"), "wall_s": run.get("wall_s"),
                     "newton_iterations": run.get("newton_iterations")},
             "t_reached": s.get("t_reached")}

@@ -167,3 +167,30 @@ def test_with_the_default_scheme_a_stacks_reactions_do_not_alternate(tmp_path):
     rows = _alternation(s)
     assert len(rows) == 2 and all(r["within_tolerance"] is True and r["value"] < 20 for r in rows.values()), rows
     assert s["slid"] is False
+
+
+@pytest.mark.slow
+def test_the_default_scheme_gives_no_energy_back_at_impacts(tmp_path):
+    """SDNV105 A with the redistributed mass, HHT -0.1 on steps of 2.5e-5 s and no damping at all: the block's
+    energy (kinetic, strain, gravity) falls at every impact and never rises over any stretch by more than the
+    Newton tolerance's trace (1e-5 J measured, bound 1e-4 J of the 7.29 J drop), and the time scheme's book is
+    positive: what the books show negative with SDNV105's damping is their split of one dissipation."""
+    from cases.sdnv105_common import run_case
+    from fem.io.history import read_history
+
+    out = tmp_path / "undamped"
+    assert run_case("a", ["--mass", "redistributed", "--alpha", "-0.1", "--dt", "2.5e-5", "--dt-fine", "2.5e-5",
+                          "--amor-alpha", "0", "--table-amor-alpha", "0", "--no-paraview", "--quiet",
+                          "--out", str(out)]) in (0, 1)  # a custom run: its rigid-block checks may miss
+    s = json.loads((out / "summary.json").read_text())
+    h = read_history(out / "history.csv")
+    energy = h["ke"] + h["strain_energy"] + h["gravity_potential"]
+    assert float(np.max(energy - np.minimum.accumulate(energy))) < 1e-4
+    assert s["energy"]["numerical_dissipation"] > 1.0 and s["energy"]["damping_dissipated"] == 0.0
+    t = h["t"]
+    impacts = [i["time"] for i in s["impacts"]]
+    assert len(impacts) >= 5
+    for t0 in impacts[:5]:
+        before = energy[(t > t0 - 3e-3) & (t < t0 - 1e-3)].mean()
+        after = energy[(t > t0 + 2e-3) & (t < t0 + 4e-3)].mean()
+        assert after < before
