@@ -160,6 +160,4 @@ def contact_node_name(study: Study, k: int | None) -> str:
     the mesh (O, O10, O1, O11, A), else its node number."""
     if k is None:
         return "-"
-    node = int(study.contact.zone.slave[k])
-    names = [g for g, nodes in study.mesh.node_groups.items() if len(nodes) == 1 and int(nodes[0]) == node]
-    return names[0] if names else f"{node}"
+    return study.mesh.node_name(int(study.contact.zone.slave[k]))

@@ -434,8 +434,7 @@ def run(study: Study) -> RunOutput:
     stats = {k: outcome.stats[k] for k in ("steps", "newton_iterations", "subdivisions", "wall_s", "stepping_s")
              if k in outcome.stats}
     stats["fine_spans"] = len(outcome.spans)
-    physical = [{**c, "rel_error": None} for c in outcome.checks  # bounds, not references: no relative error
-                if not c.get("stated") and c["quantity"] != "energy books error / input"]
+    physical = [{**c, "rel_error": None} for c in outcome.run_checks]  # bounds, not references: no relative error
     return RunOutput(outcome.history, stats, outcome.spans, failure, outcome.interrupted, *(min(over) if over else (None, None)),
                      outcome.pairs, outcome.impacts, physical)
 

@@ -156,3 +156,17 @@ def refusal(path: Path, overrides=()) -> str:
     message = str(caught.value)
     assert "\n" not in message
     return message
+
+
+def stand_in_ffmpeg(tmp_path: Path, monkeypatch, script: str) -> Path:
+    """A stand-in ``ffmpeg`` first on PATH for the test: ``script`` (a Python script, ``{python}`` replaced by
+    this interpreter) written to ``tmp_path/bin/ffmpeg`` and made executable. Returns its folder."""
+    import os
+    import sys
+
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    (folder / "ffmpeg").write_text(script.format(python=sys.executable))
+    (folder / "ffmpeg").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    return folder

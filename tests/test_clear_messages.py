@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +27,7 @@ from fem.mesh.mesh import CellBlock, Mesh, MeshError
 from fem.mesh.read import read_mesh
 from fem.problem import BaseMotion, assemble
 from fem.ranges import BadInput
-from helpers import grid_mesh, load_case
+from helpers import grid_mesh, load_case, stand_in_ffmpeg
 
 ROOT = Path(__file__).resolve().parents[1]
 MESH = ROOT / "meshes" / "sdnv105_quad4.msh"
@@ -148,11 +147,7 @@ sys.exit(1)
 
 def _failing_ffmpeg(tmp_path, monkeypatch) -> None:
     """A stand-in ffmpeg first on PATH: it takes the frames, then exits 1 saying why on stderr."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "ffmpeg").write_text(FAILING_FFMPEG.format(python=sys.executable))
-    (bin_dir / "ffmpeg").chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}")
+    stand_in_ffmpeg(tmp_path, monkeypatch, FAILING_FFMPEG)
     assert animation.available("mp4")
 
 

@@ -8,8 +8,6 @@ tests/test_shaking_table_contract.py.
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 from PIL import Image
@@ -19,6 +17,7 @@ from cases import shaking_table_report_common as table_report
 from fem.io import animation, output_folder, results
 from fem.mesh.mesh import CellBlock, Mesh
 from fem.ranges import BadInput
+from helpers import stand_in_ffmpeg
 
 G = 9.81
 
@@ -225,13 +224,7 @@ with open(args[-1], "w") as out:
 def test_the_mp4_is_fed_the_drawn_frames_through_ffmpeg(tmp_path, monkeypatch):
     """--animate mp4: matplotlib's FFMpegWriter gets every frame as drawn (the canvas's RGBA pixels
     through its pipe, the frame size it announced). A stand-in ffmpeg on PATH writes what it got."""
-    import sys
-
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "ffmpeg").write_text(FAKE_FFMPEG.format(python=sys.executable))
-    (bin_dir / "ffmpeg").chmod(0o755)
-    monkeypatch.setenv("PATH", f"{bin_dir}:{os.environ.get('PATH', '')}")
+    stand_in_ffmpeg(tmp_path, monkeypatch, FAKE_FFMPEG)
     assert animation.available("mp4")
     series = tmp_path / "run"
     _write_series(series, "xdmf")

@@ -116,6 +116,11 @@ class Mesh:
                 f"available: {sorted(self.node_groups)}"
             ) from None
 
+    def node_name(self, node: int) -> str:
+        """The name of mesh node ``node``: its one-node group (``"O"``, ``"C1"``), else its number."""
+        names = [g for g, nodes in self.node_groups.items() if len(nodes) == 1 and int(nodes[0]) == node]
+        return names[0] if names else f"{node}"
+
     def node(self, name: str) -> int:
         """The single node of a one-node group such as ``"O"`` or ``"C1"``."""
         idx = self.nodes(name)

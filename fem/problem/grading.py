@@ -53,11 +53,9 @@ def penetrations(assembled: Assembled, pairs) -> list[dict]:
 
 def alternations(assembled: Assembled, pairs) -> list[dict]:
     """A row a pair: the most steps in a row a closed node's reaction alternated (fem.problem.checks.alternation_row),
-    the node named by its one-node group when it has one."""
-    mesh = assembled.mesh
-    names = {int(nodes[0]): g for g, nodes in mesh.node_groups.items() if len(nodes) == 1}
-    return [stated.alternation_row(w.label, w.alternation, names.get(w.alternation_node, w.alternation_node),
-                                   w.alternation_from) for w in pairs]
+    the node named by its one-node group when it has one (fem.mesh.mesh.Mesh.node_name)."""
+    return [stated.alternation_row(w.label, w.alternation, None if w.alternation_node is None else
+                                   assembled.mesh.node_name(w.alternation_node), w.alternation_from) for w in pairs]
 
 
 def check_time_scales(assembled: Assembled, stages, settings) -> None:

@@ -70,7 +70,9 @@ class Outcome:
         "overturned_at" [s] or None, "limit" [rad]}.
     pairs : label -> {"max_gap" [m], "impacts" (count)}.  impacts : every impact in time order.
     energy : the books of the last dynamic stage (fem.problem.observe.energy_books).
-    checks : graded rows (the energy books within ENERGY_LIMIT).  stats : steps, Newton iterations,
+    checks : graded rows (the energy books within ENERGY_LIMIT, then run_checks and the stated checks).
+    run_checks : the checks every run makes beside the books (the preload's end state, each pair's
+    penetration and reaction alternation): a case keeping its own checks list adds these.  stats : steps, Newton iterations,
     step cuts, wall time [s].  spans : the fine spans of event-driven steps.  out : the output folder
     (None: nothing kept).  warnings : the mesh checks'.
     """
@@ -93,6 +95,7 @@ class Outcome:
     state: object = None  # the last converged State (fem.stage.phase)
     error: BaseException | None = None  # the Newton failure or singular system that failed the run
     histories: dict = field(default_factory=dict)  # stage name -> its columns (name -> (n,) array)
+    run_checks: list = field(default_factory=list)
 
     def reraise(self) -> None:
         """Raise the interruption (a signal) or the failure (a Newton failure, a singular system, energy
@@ -352,8 +355,8 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
                        current, spans, stopped, finished, motion)
     outcome.state, outcome.error, outcome.histories = state, error, histories
     last = next((s.name for s in reversed(stages) if not isinstance(s, Preload)), None)
-    outcome.checks += (physical + grading.penetrations(assembled, pairs) + grading.alternations(assembled, pairs)
-                       + stated.evaluate(settings.checks, outcome, last))
+    outcome.run_checks = physical + grading.penetrations(assembled, pairs) + grading.alternations(assembled, pairs)
+    outcome.checks += outcome.run_checks + stated.evaluate(settings.checks, outcome, last)
     return outcome
 
 
