@@ -78,7 +78,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import brentq
 
 from fem.stage.phase import TermForces
 
@@ -525,6 +524,8 @@ class BucklingShocks:
             return t0
         if f1 < 0.0:  # reached through p_max >= p1 only on the interpolant's round-off
             return t1
+        from scipy.optimize import brentq  # imported on use (issue 40: start-up)
+
         return t0 + h * brentq(phi, 0.0, 1.0, xtol=1e-14, rtol=1e-14)
 
     def set_phase(self, phase, u: np.ndarray) -> None:

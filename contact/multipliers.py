@@ -85,7 +85,7 @@ shrinks, since s follows where the impact falls in the step (SDNV105 A with a re
 Compiled loops
 --------------
 The status revision (:func:`revise_statuses`) and the equations (:func:`linearize_equations`) are
-plain Python loops over the slave nodes compiled by ``numba.njit(cache=True)`` (end of this module),
+plain Python loops over the slave nodes compiled by ``numba.njit(cache=True)`` on first use (fem.compiled),
 as are the geometry and rows of :mod:`contact.zone`; geometries are cached per u (the last committed
 one and the last ROWS_KEPT iterates, compared value by value). On the small models users run most
 numpy's per-call overhead cost more than the arithmetic. The same code runs as Python under
@@ -97,9 +97,9 @@ import logging
 import math
 from dataclasses import dataclass
 
-import numba
 import numpy as np
 
+from fem import compiled
 from fem.stage.phase import MultiplierLinearization
 from fem.stage.energy import StepWork, law_work
 from fem.model.assembly import Model
@@ -367,7 +367,7 @@ def _mask(mask) -> np.ndarray:
 # They fill arrays the caller allocates and return nothing or a number: a tuple of arrays boxed by
 # numba on return meets a signal handler that raised (fem.time.interrupt) as "SystemError: ...
 # returned a result with an exception set", where a run must stop cleanly.
-@numba.njit(cache=True, error_model="numpy")
+@compiled.loop(cache=True, error_model="numpy")
 def sign(x):
     """np.sign: +-1, 0 at 0, NaN kept."""
     if x > 0.0:
@@ -379,7 +379,7 @@ def sign(x):
     return x
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled.loop(cache=True, error_model="numpy")
 def interleave_rows(dofs, wn, wt, gap, dofs2, G, gap_inf):
     """Fills the rows of the multiplier unknowns (R_N, R_T) of each node, interleaved: dofs2
     (2 n_s, m) and G (2 n_s, m), the normal row of node i at 2 i, its tangent row at 2 i + 1; and the
@@ -394,7 +394,7 @@ def interleave_rows(dofs, wn, wt, gap, dofs2, G, gap_inf):
         gap_inf[i] = gap[i] if math.isfinite(gap[i]) else np.inf
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled.loop(cache=True, error_model="numpy")
 def row_increments(dofs, values, u, u0, out):
     """out[r] = sum_k values[r, k] (u - u0)[dofs[r, k]]: the slip increment ds = Gt (u - u0),
     summed in the order numpy's einsum (:class:`fem.model.sparsity.SparseRows`) takes on two SIMD
@@ -411,7 +411,7 @@ def row_increments(dofs, values, u, u0, out):
         out[r] = even + odd
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled.loop(cache=True, error_model="numpy")
 def same_vector(a, b):
     """a == b entry by entry (np.array_equal of two vectors of the same size)."""
     for i in range(a.size):
@@ -420,7 +420,7 @@ def same_vector(a, b):
     return True
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled.loop(cache=True, error_model="numpy")
 def revise_statuses(old, f_old, lam, gap, ds, held, has_held, free, has_free, mu, rho_n, rho_t,
                     gap_tolerance, augmented, changes, new, direction, changed):
     """New statuses and friction directions (:meth:`MultiplierContact.update`) from the old ones,
@@ -483,7 +483,7 @@ def revise_statuses(old, f_old, lam, gap, ds, held, has_held, free, has_free, mu
     return n_changed
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled.loop(cache=True, error_model="numpy")
 def linearize_equations(status, f, lam, gap, ds, held, has_held, mu, rho_n, rho_t, row_factor, G, residual, Du, Dl):
     """The node equations (the table of the module docstring) and their derivatives, with g = 0
     where the gap is not finite. Residuals (interleaved, 2 n_s): open R_N, R_T; stick rho_n g,
@@ -521,9 +521,10 @@ def linearize_equations(status, f, lam, gap, ds, held, has_held, mu, rho_n, rho_
         Dl[i, 1, 1] = 0.0 if stick else 1.0
 
 
+@compiled.warm_up
 def _load_compiled_loops() -> None:
-    """Call each loop once on two nodes, in the types of a run, when contact.multipliers is imported
-    (numba loads it from its cache, or compiles it once per checkout): not at a run's first step
+    """Call each loop once on two nodes, in the types of a run, when a run starts (fem.compiled.load;
+    numba loads it from its cache, or compiles it once per checkout): not at a run's first step
     (contact.zone._load_compiled_loops says why)."""
     dofs, values, u = np.zeros((2, 2), dtype=np.int64), np.ones((2, 2)), np.zeros(2)
     gap, lam, status = np.array([0.0, np.inf]), np.zeros(4), np.array([OPEN, SLIP])
@@ -537,6 +538,3 @@ def _load_compiled_loops() -> None:
                         np.empty(2, dtype=np.int64))
         linearize_equations(status, np.ones(2), lam, gap_inf, ds, held, held.size > 0, 0.3, 1.0, 1.0, 1.0, G,
                             np.empty(4), np.empty((4, 2)), np.empty((2, 2, 2)))
-
-
-_load_compiled_loops()

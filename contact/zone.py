@@ -20,7 +20,7 @@ at every Newton iteration).
 Compiled loops
 --------------
 The pairing, the measures and the rows are computed by plain Python loops over the slave nodes
-compiled by ``numba.njit(cache=True)`` (end of this module): on the small zones users run most (2 to
+compiled by ``numba.njit(cache=True)`` on first use (fem.compiled; end of this module): on the small zones users run most (2 to
 40 slave nodes) numpy's per-call overhead cost more than the arithmetic. The same code runs as
 Python under ``NUMBA_DISABLE_JIT=1`` (tests/test_contact_compiled.py runs it both ways against the
 vectorised numpy forms), and evaluates each value with the operations, in the order, of the
@@ -32,10 +32,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-import numba
 import numpy as np
 import scipy.sparse as sp
 
+from fem import compiled
 from fem.mesh.mesh import Mesh
 from fem.model.sparsity import SparseRows
 
@@ -380,7 +380,7 @@ def zone_of(mesh: Mesh, slave: str, master: "str | RigidPlane | BiPlane", cleara
 # They fill arrays the caller allocates and return nothing: a tuple of arrays boxed by numba on return
 # meets a signal handler that raised (fem.time.interrupt) as "SystemError: ... returned a result with
 # an exception set", where a run must stop cleanly.
-@numba.njit(cache=True, error_model="numpy")
+@compiled.loop(cache=True, error_model="numpy")
 def clip(x, low, high):
     """x clipped to [low, high], NaN kept (np.clip)."""
     if x < low:
@@ -390,7 +390,7 @@ def clip(x, low, high):
     return x
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled.loop(cache=True, error_model="numpy")
 def plane_geometry(points, u, slave, px, py, nx, ny, clearance, gap, normal, tangent):
     """Slave nodes against the rigid plane through (px, py) of outward unit normal (nx, ny), in
     x = X + u: fills gap g = (x_s - p) . n + clearance, normal n and tangent t = (-n_y, n_x) (so that
@@ -404,7 +404,7 @@ def plane_geometry(points, u, slave, px, py, nx, ny, clearance, gap, normal, tan
         tangent[i, 0], tangent[i, 1] = -ny, nx
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled.loop(cache=True, error_model="numpy")
 def segment_geometry(points, u, slave, segments, extension, clearance, gap, normal, tangent, best, xi):
     """Slave nodes against master segments (a, b) in x = X + u (node-to-segment).
 
@@ -454,7 +454,7 @@ def segment_geometry(points, u, slave, segments, extension, clearance, gap, norm
         xi[i] = xi_b
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled.loop(cache=True, error_model="numpy")
 def segment_rows(slave, master, xi, normal, tangent, dofs, wn, wt):
     """Rows dg/du and d(ds)/du node by node on master segments: fills dofs (n_s, 6) of the slave, the
     first and the second master node (x then y), and the values wn = w_k n, wt = w_k t with the
@@ -470,7 +470,7 @@ def segment_rows(slave, master, xi, normal, tangent, dofs, wn, wt):
             wn[i, 4 + c], wt[i, 4 + c] = w_second * normal[i, c], w_second * tangent[i, c]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@compiled.loop(cache=True, error_model="numpy")
 def plane_rows(slave, normal, tangent, dofs, wn, wt):
     """Rows on a rigid plane: fills dofs (n_s, 2) of the slave node and the values wn = n, wt = t."""
     for i in range(slave.size):
@@ -480,12 +480,14 @@ def plane_rows(slave, normal, tangent, dofs, wn, wt):
             wt[i, c] = tangent[i, c]
 
 
+@compiled.warm_up
 def _load_compiled_loops() -> None:
     """Call each loop once on a small zone (two slave nodes, one master segment), in the types of a
-    run: numba loads it from its cache (or compiles it, once per checkout) when contact.zone is
-    imported, not at a run's first step. That first call into numba costs a process about 0.2 s,
-    and a run that is already "running" (fem.run.lifecycle) must reach its first step promptly: a
-    signal soon after the start reports the time reached (tests/test_sweep.py)."""
+    run: numba loads it from its cache (or compiles it, once per checkout) when a run starts
+    (fem.compiled.load, before the run reports "running"), not at its first step. That first call
+    into numba costs a process about 0.2 s, and a run that is already "running" (fem.run.lifecycle)
+    must reach its first step promptly: a signal soon after the start reports the time reached
+    (tests/test_sweep.py)."""
     points = np.array([[0.0, 0.0], [1.0, 0.0], [0.2, 0.1], [0.7, -0.1]])
     u, slave, segments = np.zeros(8), np.arange(2, 4), np.array([[1, 0]])
     gap, normal, tangent, xi = np.empty(2), np.empty((2, 2)), np.empty((2, 2)), np.empty(2)
@@ -495,6 +497,3 @@ def _load_compiled_loops() -> None:
     segment_geometry(points, u, slave, segments, 0.5, 0.0, gap, normal, tangent, best, xi)
     segment_rows(slave, segments[best], xi, normal, tangent, np.empty((2, 6), dtype=np.int64), np.empty((2, 6)),
                  np.empty((2, 6)))
-
-
-_load_compiled_loops()

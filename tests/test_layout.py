@@ -6,7 +6,8 @@
 * Floors inside fem: a module imports only its own floor or a lower one, so that the path
   mesh -> model -> loads -> stage -> time -> io -> run -> studies reads from the folder names:
 
-      0 fem.constants, fem.ranges   constants, physical ranges, BadInput
+      0 fem.constants, fem.ranges   constants, physical ranges, BadInput;
+        fem.compiled                loops compiled by numba on first use
       1 fem.mesh                    mesh data, gmsh reading, mesh checks
       2 fem.model                   elements, continuum kernels, materials, masses, assembly
       3 fem.loads                   time functions, loads and supports, base motion
@@ -31,7 +32,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("fem", "contact", "meshes", "cases")
-FLOORS = (("fem.constants", "fem.ranges"), ("fem.mesh",), ("fem.model",), ("fem.loads",), ("fem.stage",),
+FLOORS = (("fem.constants", "fem.ranges", "fem.compiled"), ("fem.mesh",), ("fem.model",), ("fem.loads",), ("fem.stage",),
           ("fem.time",), ("fem.io",), ("fem.run",), ("fem.studies",), ("fem.problem",))
 MAX_LINES = 700
 

@@ -83,7 +83,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 MODELS = ("nonlinear", "linear", "constant")
 
@@ -418,6 +417,8 @@ def rock(b: float, l: float, theta_in: float, g: float = 9.81, rho: float = 1450
     for _k in range(n_impacts):
         amp = phi0 if w0 == 0.0 else block.phi_max(0.5 * J * w0**2, model)
         t_bound = 50.0 * (math.sqrt(2.0 * amp / a0) + 2.0 * w0 / a0) + 10.0
+        from scipy.integrate import solve_ivp  # imported on use (issue 40: start-up)
+
         sol = solve_ivp(rhs, (t0, t0 + t_bound), (phi0, w0), method="DOP853", rtol=rtol,
                         atol=1e-14 * max(1.0, amp), events=hit, dense_output=True)
         if sol.status != 1 or len(sol.t_events[0]) == 0:

@@ -82,9 +82,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy.optimize import brentq
 
-from contact.references import flight
 from contact.references.rocking import RigidBlock
 
 log = logging.getLogger(__name__)
@@ -258,6 +256,8 @@ def _rest_until_uplift(block, acc, acc_array, t_from, t_end, step, strict) -> _R
         elif abs(a[i - 1]) > thr:  # strict restart above the threshold: lift at the next sample
             t_up = grid[i]
         else:
+            from scipy.optimize import brentq  # imported on use (issue 40: start-up)
+
             t_up = brentq(lambda t: abs(acc(t)) - thr, grid[i - 1], grid[i], xtol=1e-12 * step, rtol=1e-15)
             t_up = _first_lifting_instant(block, acc, t_up, grid[i])
         keep = grid[:i] < t_up
@@ -294,6 +294,8 @@ def _fly(block, acc_array, sign, t0, phi0, phidot0, t_end, rtol, max_step, n_sam
     fixed-step RK4 on cells sampled in chunks (:mod:`contact.references.flight`), the events located
     on the steps' quintic Hermite polynomials, ``n_samples`` output samples per piece (rise to the
     apex, fall from it)."""
+    from contact.references import flight  # imported on use: it loads numba
+
     phi_over = overturn_angle(block)
     if t0 >= t_end:
         return _Flight("end", np.array([t0]), np.array([phi0]), np.array([phidot0]), phi0)
@@ -335,6 +337,8 @@ def _events(nodes, status, rising, phi_over):
     """(end, (t, phi, phi') at the end, apex (t, phi, phi') or None) of a flight integrated on
     ``nodes = (t, phi, phi', phi'')`` by flight.rk4_flight with ``status`` (1 impact, 2 overturning in
     the last step); the apex (first phi' = 0 going down) is looked for if the flight starts ``rising``."""
+    from contact.references import flight  # imported on use (see _fly)
+
     tn, ph, dph, ddph = nodes
     last = tn.size - 2
 
@@ -367,6 +371,8 @@ def _events(nodes, status, rising, phi_over):
 def _samples(nodes, pieces, n_samples):
     """n_samples per piece between consecutive (t, phi, phi') of ``pieces``, their ends exact, the
     inside from the steps' quintic polynomials; a joint appears twice (end of one, start of the next)."""
+    from contact.references import flight  # imported on use (see _fly)
+
     ts = np.concatenate([np.linspace(a[0], b[0], n_samples) for a, b in zip(pieces[:-1], pieces[1:])])
     ys, vs = np.empty(ts.size), np.empty(ts.size)
     flight.hermite_samples(*nodes, ts, ys, vs)

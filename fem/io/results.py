@@ -44,15 +44,17 @@ import logging
 import os
 from xml.sax.saxutils import quoteattr
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-import meshio
 import numpy as np
 
 from fem.io import output_folder
 from fem.io.history import HistoryWriter, read_history  # noqa: F401  (re-exported: the histories' module)
 from fem.io.xdmf import XdmfSeries, next_time, read_xdmf, series_folder, xml_root
 from fem.mesh.mesh import Mesh
+
+if TYPE_CHECKING:
+    import meshio
 
 logger = logging.getLogger(__name__)
 
@@ -104,6 +106,8 @@ def _open_series(directory, basename: str, output_format: str | None):
 # --------------------------------------------------------------------------------------------------
 def _atomic_meshio_write(path: Path, mesh: meshio.Mesh) -> None:
     """:func:`meshio.write` a ``.vtu`` atomically."""
+    import meshio  # imported on use (issue 40: start-up)
+
     with output_folder.atomic_target(path, ".vtu.tmp") as tmp:
         meshio.write(tmp, mesh, file_format="vtu")
 
@@ -353,6 +357,8 @@ class TimeSeriesWriter(_SeriesWriterBase):
         #: number of cells of each written group, in :attr:`groups` order
         self.n_cells: tuple[int, ...] = tuple(len(b) for b in blocks)
         self._points = _points3(mesh.points, "mesh.points")
+        import meshio  # imported on use (issue 40: start-up)
+
         self._cells = [
             meshio.CellBlock(b.cell_type, np.asarray(b.connectivity, dtype=np.int64))
             for b in blocks
@@ -416,6 +422,8 @@ class TimeSeriesWriter(_SeriesWriterBase):
                 raise ValueError(f"cell_data name {GROUP_FIELD!r} is reserved for the group index")
             cdata[name] = self._split_cell_field(name, value)
         cdata[GROUP_FIELD] = list(self._group_field)
+        import meshio  # imported on use (issue 40: start-up)
+
         out = meshio.Mesh(self._points, list(self._cells), point_data=pdata, cell_data=cdata)
         return self._write_step(t, out)
 
@@ -501,6 +509,8 @@ class PointSetSeriesWriter(_SeriesWriterBase):
             name: _as_field(name, value, m, "point_data")
             for name, value in (point_data or {}).items()
         }
+        import meshio  # imported on use (issue 40: start-up)
+
         cells = [meshio.CellBlock("vertex", np.arange(m, dtype=np.int64).reshape(m, 1))]
         return self._write_step(t, meshio.Mesh(p, cells, point_data=pdata))
 
@@ -546,5 +556,7 @@ def read_series(path: str | os.PathLike) -> list[tuple[float, meshio.Mesh]]:
     read by meshio): ``[(time [s], meshio.Mesh), ...]``."""
     path = Path(path)
     if path.suffix == ".pvd":
+        import meshio  # imported on use (issue 40: start-up)
+
         return [(t, meshio.read(vtu)) for t, vtu in read_pvd(path)]
     return read_xdmf(path)

@@ -42,14 +42,15 @@ import os
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 from xml.sax.saxutils import escape, quoteattr
 
-import h5py
-import meshio
 import numpy as np
 
 from fem.io import output_folder
+
+if TYPE_CHECKING:
+    import meshio
 
 logger = logging.getLogger(__name__)
 
@@ -162,6 +163,8 @@ class XdmfSeries:
         self._geometry: list = [None, None, None]  # last points written, their XML item, count
         self._topology: list = [None, None, None]  # last cells written (their arrays), their XML, count
         self._closed = False
+        import h5py  # imported on use (issue 40: start-up)
+
         self._h5 = h5py.File(self.h5_path, "w")
         output_folder.note(self.h5_path)
         self._listed = -1
@@ -270,6 +273,8 @@ def _read_item(item: ET.Element, folder: Path, files: dict) -> np.ndarray:
     if item.attrib.get("Format", "XML") == "HDF":
         file, _, path = (item.text or "").strip().partition(":")
         if file not in files:
+            import h5py  # imported on use (issue 40: start-up)
+
             files[file] = h5py.File(folder / file, "r")
         return np.asarray(files[file][path]).reshape(dims)
     return np.array((item.text or "").split(), dtype=float).reshape(dims)
@@ -277,6 +282,8 @@ def _read_item(item: ET.Element, folder: Path, files: dict) -> np.ndarray:
 
 def _cells(kind: str, arr: np.ndarray, n_cells: int) -> list[meshio.CellBlock]:
     """Cell blocks of a Topology: consecutive cells of one type make a block."""
+    import meshio  # imported on use (issue 40: start-up)
+
     if kind != "Mixed":
         return [meshio.CellBlock(_BY_NAME[kind], arr.reshape(n_cells, -1))]
     flat, blocks, k = arr.ravel(), [], 0
@@ -327,6 +334,8 @@ def read_xdmf(path: str | os.PathLike) -> list[tuple[float, meshio.Mesh]]:
 
 def _read_grid(grid: ET.Element, folder: Path, files: dict) -> tuple[float, meshio.Mesh]:
     """(time, mesh with its data) of one uniform grid."""
+    import meshio  # imported on use (issue 40: start-up)
+
     t = float(grid.find("Time").attrib["Value"])
     topology, geometry = grid.find("Topology"), grid.find("Geometry")
     cells = _cells(topology.attrib["TopologyType"], _read_item(topology.find("DataItem"), folder, files),

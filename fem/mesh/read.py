@@ -50,9 +50,12 @@ from __future__ import annotations
 import os
 import pathlib
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import meshio
 import numpy as np
+
+if TYPE_CHECKING:
+    import meshio
 
 from fem.mesh.mesh import LINE_CELL_TYPES, SURFACE_CELL_TYPES, CellBlock, Mesh, MeshError
 from fem.ranges import COORDINATE, number
@@ -98,6 +101,8 @@ def read_meshio(path: pathlib.Path) -> meshio.Mesh:
         raise MeshError(f"mesh file {str(path)!r} does not exist")
     if not path.is_file():
         raise MeshError(f"mesh file {str(path)!r} is not a file")
+    import meshio  # imported on use (issue 40: start-up)
+
     try:
         # meshio.gmsh.read rather than meshio.read: the latter calls sys.exit(1) on a read error
         return meshio.gmsh.read(os.fspath(path))

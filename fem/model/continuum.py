@@ -17,7 +17,7 @@ with B the Voigt strain operator (delta E = B delta u_e) and G the gradient of t
 Shapes: ne cells, nq quadrature points, nen nodes per cell, m = 2 nen dofs per cell.
 
 Compiled loops. Each kernel is a plain loop over the quadrature points q and cells e
-(:func:`_forces`, :func:`_cell_matrices`, :func:`_energy`) compiled by ``numba.njit(cache=True)``:
+(:func:`_forces`, :func:`_cell_matrices`, :func:`_energy`) compiled by ``numba.njit(cache=True)`` on first use (fem.compiled):
 the machine code is kept in ``__pycache__`` (NUMBA_CACHE_DIR moves it), compiled again only when
 this file changes (~3 s; ~0.2 s to load); under ``NUMBA_DISABLE_JIT=1`` the same functions run as
 Python, slowly. The numpy version this replaces paid ~20 array operations of overhead per call
@@ -33,8 +33,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numba
 import numpy as np
+
+from fem import compiled
 
 _ABSENT_FIELD = np.zeros((2, 2, 0, 0))  # a tensor field that does not apply (2, 2, nq, ne)
 _ABSENT_CELLS = np.zeros((0, 0, 0))  # cell vectors (nen, 2, ne) or matrices (m, m, ne) not wanted
@@ -103,7 +104,7 @@ def scatter(dofs: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
 
 
 # ---------------------------------------------- a cell's nodal values, a point's tensors (4-tuples)
-@numba.njit(cache=True)
+@compiled.loop(cache=True)
 def _cell_values(w, dofs):
     """w_e (nen, 2, ne), w_e[a, i, e] = w_ai - w_0i: the nodal field w (n_dofs,) on each cell relative
     to its first node (a rigid translation then gives exactly zero gradient)."""
@@ -118,7 +119,7 @@ def _cell_values(w, dofs):
     return w_e
 
 
-@numba.njit(cache=True, inline="always")
+@compiled.loop(cache=True, inline="always")
 def _gradient_at(w_e, grad, q, e):
     """grad_X w = (H00, H01, H10, H11), H_iJ = sum_a w_ai dN_a/dX_J at point q of cell e, of the
     cells' nodal values w_e (nen, 2, ne)."""
@@ -132,41 +133,41 @@ def _gradient_at(w_e, grad, q, e):
     return h00, h01, h10, h11
 
 
-@numba.njit(cache=True, inline="always")
+@compiled.loop(cache=True, inline="always")
 def _product(A, B):
     """A B of 2 x 2 tensors."""
     return (A[0] * B[0] + A[1] * B[2], A[0] * B[1] + A[1] * B[3],
             A[2] * B[0] + A[3] * B[2], A[2] * B[1] + A[3] * B[3])
 
 
-@numba.njit(cache=True, inline="always")
+@compiled.loop(cache=True, inline="always")
 def _transposed_product(A, B):
     """A^T B of 2 x 2 tensors."""
     return (A[0] * B[0] + A[2] * B[2], A[0] * B[1] + A[2] * B[3],
             A[1] * B[0] + A[3] * B[2], A[1] * B[1] + A[3] * B[3])
 
 
-@numba.njit(cache=True, inline="always")
+@compiled.loop(cache=True, inline="always")
 def _symmetric(A):
     """(A + A^T) / 2."""
     shear = 0.5 * (A[1] + A[2])
     return A[0], shear, shear, A[3]
 
 
-@numba.njit(cache=True, inline="always")
+@compiled.loop(cache=True, inline="always")
 def _hooke(lam, two_mu, E):
     """Plane-stress Hooke's law lam tr(E) I + 2 mu E [Pa] (lam = lam*, or alpha lam* for S_d)."""
     trace = lam * (E[0] + E[3])
     return two_mu * E[0] + trace, two_mu * E[1], two_mu * E[2], two_mu * E[3] + trace
 
 
-@numba.njit(cache=True, inline="always")
+@compiled.loop(cache=True, inline="always")
 def _at(field, q, e):
     """The tensor of a field (2, 2, nq, ne) at point q of cell e."""
     return field[0, 0, q, e], field[0, 1, q, e], field[1, 0, q, e], field[1, 1, q, e]
 
 
-@numba.njit(cache=True, inline="always")
+@compiled.loop(cache=True, inline="always")
 def _store(field, q, e, T):
     """field[:, :, q, e] = T."""
     field[0, 0, q, e] = T[0]
@@ -176,7 +177,7 @@ def _store(field, q, e, T):
 
 
 # ---------------------------------------------------------------------------- forces (the loop)
-@numba.njit(cache=True, inline="always")
+@compiled.loop(cache=True, inline="always")
 def _add_nodal_forces(f, P, dv, grad, q, e):
     """f_ai += dV_q P_iJ dN_a/dX_J: point q's share of cell e's force vector f[:, :, e] (nen, 2, ne),
     of the stress P."""
@@ -186,7 +187,7 @@ def _add_nodal_forces(f, P, dv, grad, q, e):
         f[a, 1, e] += dv * (P[2] * gX + P[3] * gY)
 
 
-@numba.njit(cache=True)
+@compiled.loop(cache=True)
 def _forces(u, v, dofs, grad, dvol, lam, mu, alpha, F, E, S, Hv, S_d, f_int, f_damp):
     """The loops of :func:`evaluate`, over the points q and (innermost, to read and write every array
     contiguously) the cells e. Internal forces: H = grad u, F = I + H, E, S [Pa], stored in the fields
@@ -254,7 +255,7 @@ def evaluate(k: ContinuumKernel, u: np.ndarray, v: np.ndarray | None, large: boo
 
 
 # ------------------------------------------------------------------------- tangents (the loop)
-@numba.njit(cache=True, inline="always")
+@compiled.loop(cache=True, inline="always")
 def _strain_operator(Fq, grad, q, e, B):
     """Voigt operator B (3, m) at point q of cell e, delta E = B delta u_e for the deformation
     gradient Fq: delta E_IJ = sym(F_iI dN_a/dX_J) delta u_ai; rows (11, 22, 2*12), column 2 a + i."""
@@ -267,7 +268,7 @@ def _strain_operator(Fq, grad, q, e, B):
             B[2, 2 * a + i] = g1 * Fi0 + g0 * Fi1
 
 
-@numba.njit(cache=True, inline="always")
+@compiled.loop(cache=True, inline="always")
 def _hooke_voigt(lam, mu, dv, X, DX):
     """DX = dV D X (3, m) of a Voigt operator X, D the plane-stress Hooke matrix [[lam* + 2 mu, lam*,
     0], [lam*, lam* + 2 mu, 0], [0, 0, mu]]."""
@@ -277,7 +278,7 @@ def _hooke_voigt(lam, mu, dv, X, DX):
         DX[2, c] = dv * (mu * X[2, c])
 
 
-@numba.njit(cache=True, inline="always")
+@compiled.loop(cache=True, inline="always")
 def _add_transposed_product(M, B, DX):
     """M += B^T DX (m, m) of two Voigt operators (3, m)."""
     for r in range(M.shape[0]):
@@ -286,7 +287,7 @@ def _add_transposed_product(M, B, DX):
             M[r, c] += b0 * DX[0, c] + b1 * DX[1, c] + b2 * DX[2, c]
 
 
-@numba.njit(cache=True)
+@compiled.loop(cache=True)
 def _cell_matrices(F, Hv, S, S_d, grad, dvol, lam, mu, alpha, c_k, c_v, c_g, K, C):
     """The loop of :func:`tangent` and :func:`combined_tangent`: cell matrices K [N/m], C [N s/m]
     (m, m, ne), one cell at a time,
@@ -375,7 +376,7 @@ def combined_tangent(k: ContinuumKernel, state: KernelState, c_k: float, c_v: fl
 
 
 # ------------------------------------------------------------------------------- strain energy
-@numba.njit(cache=True)
+@compiled.loop(cache=True)
 def _energy(S, E, dvol):
     """sum_e sum_q dV_q S : E / 2 [J] (the cell index innermost: contiguous)."""
     nq, ne = dvol.shape

@@ -48,6 +48,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from fem import compiled
 from fem.io import output_folder
 from fem.io.results import SERIES_FORMATS, use_series_format
 from fem.ranges import BadInput
@@ -332,7 +333,10 @@ class Run:
     def start(cls, out: Path, case: str, command: str, configuration: str, parameters: dict,
               t_end: float | None = None, quiet: bool = False) -> "Run":
         """Begin a run in the folder ``out`` claimed by :func:`prepare_output`: the files its
-        previous run listed are removed (no other), then summary.json says ``running``."""
+        previous run listed are removed (no other), then summary.json says ``running``. The compiled
+        loops of the modules imported so far are loaded first (fem.compiled.load): a running run
+        reaches its first step without waiting for numba."""
+        compiled.load()
         run = cls(out, case, command, configuration, parameters, t_end, quiet)
         output_folder.clear_previous()
         output_folder.note(run.out / SUMMARY)

@@ -21,7 +21,6 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from scipy.sparse.csgraph import connected_components
 
 from fem.stage.energy import StepWork, trapezoid
 from fem.loads.applied import ResolvedConstraints, ResolvedLoads, resolve_constraints, resolve_loads
@@ -90,6 +89,7 @@ def _solve(A: sp.csc_matrix, b: np.ndarray, free: np.ndarray, where: str, J=None
     if J is not None:
         graph = abs(J) if links is None else abs(J) + abs(links).T @ abs(links)
         graph.eliminate_zeros()
+        from scipy.sparse.csgraph import connected_components  # imported on use (issue 40: start-up)
         _, comp = connected_components(graph, directed=False)
         held = np.zeros(comp.max() + 1, dtype=bool)
         held[np.delete(comp, free)] = True

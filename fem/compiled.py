@@ -1,0 +1,98 @@
+"""Loops compiled by numba when first used, not when their module is imported.
+
+A module of compiled loops writes them as plain Python functions under :func:`loop`::
+
+    from fem import compiled
+
+    @compiled.loop(cache=True, error_model="numpy")
+    def segment_rows(...):
+        ...
+
+Importing the module imports neither numba (about 0.2 s) nor the loops' machine code. The first call
+of any of its loops, or of an attribute numba gives a loop (``py_func``, ``signatures``), imports
+numba and puts ``numba.njit(**options)(function)`` in the module's namespace in place of every loop
+of that module, so that
+
+* a loop calling another one of its module is compiled against numba's dispatcher, as with the
+  decorator written directly;
+* later calls from the module go straight to numba (the stand-in is no longer in the namespace);
+* under ``NUMBA_DISABLE_JIT=1`` the module's namespace holds the plain functions: one code path.
+
+numba's cache (``cache=True``) is unchanged: the machine code is kept in ``__pycache__`` and loaded,
+not compiled, by later processes.
+
+A module may register a warm-up (:func:`warm_up`): a function calling each of its loops once in the
+types of a run, so that numba loads them from its cache (or compiles them) there. :func:`load` runs
+the warm-ups of every module imported so far; a run calls it before it reports ``running``
+(fem.run.lifecycle.Run.start), so that its first step, and a signal soon after the start, do not wait
+for numba (a process pays about 0.2 s for numba's first load).
+"""
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+#: per module name: {loop name: (Python function, numba.njit options)}
+_LOOPS: dict[str, dict[str, tuple[Callable, dict]]] = {}
+#: per module name: {loop name: what numba.njit made of it}, once the module's loops are loaded
+_LOADED: dict[str, dict[str, Callable]] = {}
+#: warm-ups registered by :func:`warm_up` and not yet run, in import order
+_WARM_UPS: list[Callable[[], None]] = []
+
+
+class _Loop:
+    """The stand-in for a loop until its module's loops are loaded (module docstring)."""
+
+    def __init__(self, function: Callable) -> None:
+        self.__wrapped__ = function
+        self.__name__, self.__qualname__ = function.__name__, function.__qualname__
+        self.__module__, self.__doc__ = function.__module__, function.__doc__
+
+    def __call__(self, *args, **kwargs):
+        return _loaded(self.__module__)[self.__name__](*args, **kwargs)
+
+    def __getattr__(self, name: str):  # only for what the stand-in lacks: numba's py_func, signatures, ...
+        return getattr(_loaded(self.__module__)[self.__name__], name)
+
+    def __repr__(self) -> str:
+        return f"<loop {self.__module__}.{self.__qualname__}, not yet loaded>"
+
+
+def loop(**options) -> Callable[[Callable], _Loop]:
+    """Decorator: the function becomes a loop compiled by ``numba.njit(**options)`` on first use
+    (module docstring)."""
+    def wrap(function: Callable) -> _Loop:
+        _LOOPS.setdefault(function.__module__, {})[function.__name__] = (function, dict(options))
+        return _Loop(function)
+    return wrap
+
+
+def _loaded(module_name: str) -> dict[str, Callable]:
+    """The numba dispatchers (the plain functions under NUMBA_DISABLE_JIT=1) of a module's loops,
+    made and put in the module's namespace on the first call."""
+    table = _LOADED.get(module_name)
+    if table is None:
+        import numba
+
+        table = {name: numba.njit(**options)(function)
+                 for name, (function, options) in _LOOPS[module_name].items()}
+        namespace = vars(sys.modules[module_name])
+        for name, dispatcher in table.items():
+            if isinstance(namespace.get(name), _Loop):
+                namespace[name] = dispatcher
+        _LOADED[module_name] = table
+    return table
+
+
+def warm_up(function: Callable[[], None]) -> Callable[[], None]:
+    """Decorator: register a module's warm-up, run by :func:`load` (module docstring)."""
+    _WARM_UPS.append(function)
+    return function
+
+
+def load() -> None:
+    """Load every loop of the modules imported so far and run their warm-ups (module docstring)."""
+    for module_name in list(_LOOPS):
+        _loaded(module_name)
+    while _WARM_UPS:
+        _WARM_UPS.pop(0)()
