@@ -141,6 +141,13 @@ MUTATIONS = (
     _m("support reactions computed with the wrong sign", "fem/time/dynamics.py",
        "    reactions[cdofs] = reactions_c\n", "    reactions[cdofs] = -reactions_c\n",
        "tests/test_paraview_fields.py::test_reactions_and_contact_forces_balance_the_momentum"),
+    # ---- fem/time/dense_lu.py: the mixed systems' dense LU (LAPACK by symbol name)
+    _m("dense LU: the transposed system solved (dgetrs 'T')", "fem/time/dense_lu.py",
+       'chars[0], chars[1] = 78, 49  # "N"', 'chars[0], chars[1] = 84, 49  # "N"',
+       ENERGY_BOOKS + "[newmark-lagrange]"),
+    _m("dense LU: a matrix singular to working precision trusted (no condition test)", "fem/time/dense_lu.py",
+       "    if not reals[1] >= rcond_min:\n        return x, SINGULAR\n", "",
+       "tests/test_dense_lu.py::test_a_round_off_repeated_row_is_singular_and_a_nan_fails"),
     # ---- fem/time/newton.py: forces shared by every implicit step
     _m("multiplier contact: force rows of the normal reactions 10 % too large", "fem/time/newton.py",
        "each.append(-lin.force_rows.transpose_times(trial.lam))",

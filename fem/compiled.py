@@ -36,6 +36,8 @@ from typing import Callable
 _LOOPS: dict[str, dict[str, tuple[Callable, dict]]] = {}
 #: per module name: {loop name: what numba.njit made of it}, once the module's loops are loaded
 _LOADED: dict[str, dict[str, Callable]] = {}
+#: per module name: what the module's loops need in its namespace first (:func:`before_loading`)
+_BEFORE: dict[str, Callable[[], None]] = {}
 #: warm-ups registered by :func:`warm_up` and not yet run, in import order
 _WARM_UPS: list[Callable[[], None]] = []
 
@@ -74,6 +76,8 @@ def _loaded(module_name: str) -> dict[str, Callable]:
     if table is None:
         import numba
 
+        if module_name in _BEFORE:
+            _BEFORE[module_name]()
         table = {name: numba.njit(**options)(function)
                  for name, (function, options) in _LOOPS[module_name].items()}
         namespace = vars(sys.modules[module_name])
@@ -82,6 +86,14 @@ def _loaded(module_name: str) -> dict[str, Callable]:
                 namespace[name] = dispatcher
         _LOADED[module_name] = table
     return table
+
+
+def before_loading(function: Callable[[], None]) -> Callable[[], None]:
+    """Decorator: ``function()`` runs once, just before its module's loops are loaded, to put in the
+    module's namespace what they call and what is not to be made at import (e.g. numba's external
+    functions, fem.time.dense_lu)."""
+    _BEFORE[function.__module__] = function
+    return function
 
 
 def warm_up(function: Callable[[], None]) -> Callable[[], None]:

@@ -1,6 +1,7 @@
 """The Newton system of a phase, on sparsity patterns computed once: the iteration matrix written
 in place, the free dofs gathered by a precomputed map, the contact multipliers' rows added to a
-mixed pattern kept while the contact pairings do not change, and a dense LU for small systems.
+mixed pattern kept while the contact pairings do not change, and a dense LU for small systems
+(fem.time.dense_lu: a compiled loop calling LAPACK by symbol name).
 
 Iteration matrix (n_dofs, n_dofs), on the union pattern of M, K and C::
 
@@ -24,11 +25,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import scipy.linalg as sl
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-_GETRF, _GETRS, _GECON = sl.lapack.get_lapack_funcs(("getrf", "getrs", "gecon"), (np.zeros(1),))
+from fem.time import dense_lu
 
 #: mixed systems with at most this many unknowns are solved with a dense LU (LAPACK getrf): SDNV105 A's
 #: mixed systems (python benchmarks/solvers.py) take 0.06 / 0.16 / 0.52 / 1.7 ms dense against
@@ -205,12 +205,6 @@ class MixedPattern:
                                          shape=(self.N, self.N))
         self.order = (gather, columns)
 
-    def dense(self, data: np.ndarray) -> np.ndarray:
-        """The mixed matrix as a dense (N, N) array in Fortran order (LAPACK's, no copy)."""
-        D = np.zeros(self.N * self.N)
-        D[self.flat] = data
-        return D.reshape(self.N, self.N, order="F")
-
     def sparse(self, data: np.ndarray) -> sp.csc_matrix:
         """The mixed matrix as a new CSC matrix, the zeros of its J_ff and B blocks not stored (the
         structure SuperLU's column ordering sees, as when the blocks were sums and products of
@@ -275,14 +269,9 @@ class NewtonSystem:
         is the reference for such systems. Beyond, SuperLU on the fixed pattern (ORDERING, computed at
         the pattern's first factorisation and reused: MixedPattern.reorder)."""
         if pattern.N <= DENSE_MAX:
-            D = pattern.dense(data)
-            norm1 = np.abs(D).sum(axis=0).max()
-            lu, piv, info = _GETRF(D, overwrite_a=True)
-            if info < 0 or not np.isfinite(norm1):
-                return None
-            if info == 0 and _GECON(lu, norm1, norm="1")[0] >= RCOND_MIN:
-                x = _GETRS(lu, piv, b)[0]
-                return x if np.isfinite(x).all() else None
+            x, outcome = dense_lu.solve_dense(data, pattern.flat, pattern.N, b, RCOND_MIN)
+            if outcome != dense_lu.SINGULAR:
+                return x if outcome == dense_lu.SOLVED else None
         with warnings.catch_warnings():
             warnings.simplefilter("error", spla.MatrixRankWarning)
             try:
