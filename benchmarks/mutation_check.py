@@ -141,6 +141,10 @@ MUTATIONS = (
     _m("support reactions computed with the wrong sign", "fem/time/dynamics.py",
        "    reactions[cdofs] = reactions_c\n", "    reactions[cdofs] = -reactions_c\n",
        "tests/test_paraview_fields.py::test_reactions_and_contact_forces_balance_the_momentum"),
+    # ---- fem/time/newton.py: the redundancy of a multiplier equation with the supports
+    _m("redundant equations: the stick row's projection on its normal row dropped", "fem/time/newton.py",
+       "along = nt / nn if nn > 0 else 0.0", "along = 0.0",
+       "tests/test_sdnv105_tilt.py", "tests/test_newton_system.py::test_the_redundancy_loop_decides_as_its_vectorised_definition"),
     # ---- fem/time/dense_lu.py: the mixed systems' dense LU (LAPACK by symbol name)
     _m("dense LU: the transposed system solved (dgetrs 'T')", "fem/time/dense_lu.py",
        'chars[0], chars[1] = 78, 49  # "N"', 'chars[0], chars[1] = 84, 49  # "N"',

@@ -19,7 +19,10 @@ of that module, so that
 * under ``NUMBA_DISABLE_JIT=1`` the module's namespace holds the plain functions: one code path.
 
 numba's cache (``cache=True``) is unchanged: the machine code is kept in ``__pycache__`` and loaded,
-not compiled, by later processes.
+not compiled, by later processes, and compiled again when the loop's source file changes. A loop that
+calls the loops of other modules names them (``calls=("fem.model.continuum", ...)``): they are loaded
+first, and its cache is also stale when one of their files changes (numba alone would keep the old
+callee inlined in the caller's machine code).
 
 A module may register a warm-up (:func:`warm_up`): a function calling each of its loops once in the
 types of a run, so that numba loads them from its cache (or compiles them) there. :func:`load` runs
@@ -32,8 +35,8 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-#: per module name: {loop name: (Python function, numba.njit options)}
-_LOOPS: dict[str, dict[str, tuple[Callable, dict]]] = {}
+#: per module name: {loop name: (Python function, numba.njit options, modules whose loops it calls)}
+_LOOPS: dict[str, dict[str, tuple[Callable, dict, tuple[str, ...]]]] = {}
 #: per module name: {loop name: what numba.njit made of it}, once the module's loops are loaded
 _LOADED: dict[str, dict[str, Callable]] = {}
 #: per module name: what the module's loops need in its namespace first (:func:`before_loading`)
@@ -60,13 +63,35 @@ class _Loop:
         return f"<loop {self.__module__}.{self.__qualname__}, not yet loaded>"
 
 
-def loop(**options) -> Callable[[Callable], _Loop]:
+def loop(calls: tuple[str, ...] = (), **options) -> Callable[[Callable], _Loop]:
     """Decorator: the function becomes a loop compiled by ``numba.njit(**options)`` on first use
-    (module docstring)."""
+    (module docstring). ``calls``: the modules (names) whose loops it calls; theirs are loaded
+    first, and its cached machine code is kept only while their source files are unchanged too
+    (:func:`_stamp_with`)."""
     def wrap(function: Callable) -> _Loop:
-        _LOOPS.setdefault(function.__module__, {})[function.__name__] = (function, dict(options))
+        _LOOPS.setdefault(function.__module__, {})[function.__name__] = (function, dict(options), tuple(calls))
         return _Loop(function)
     return wrap
+
+
+def _source_stamp(module_name: str) -> tuple[float, int]:
+    """(modification time, size) of a module's source file: what numba's cache compares."""
+    import os
+
+    info = os.stat(sys.modules[module_name].__file__)
+    return info.st_mtime, info.st_size
+
+
+def _stamp_with(dispatcher, calls: tuple[str, ...]) -> None:
+    """Make numba's cache of ``dispatcher`` stale when a module it calls changes. numba keeps a
+    loop's machine code, callees inlined, under the stamp of the loop's own source file only
+    (numba.core.caching.IndexDataCacheFile._source_stamp): a callee edited in another file would
+    leave it stale. The stamp becomes (own stamp, each callee module's stamp)."""
+    cache = getattr(dispatcher, "_cache", None)
+    index = getattr(cache, "_cache_file", None)
+    if index is None or not hasattr(index, "_source_stamp"):  # no cache (NUMBA_DISABLE_JIT) or numba changed
+        return
+    index._source_stamp = (index._source_stamp, *[_source_stamp(name) for name in calls])
 
 
 def _loaded(module_name: str) -> dict[str, Callable]:
@@ -78,8 +103,13 @@ def _loaded(module_name: str) -> dict[str, Callable]:
 
         if module_name in _BEFORE:
             _BEFORE[module_name]()
-        table = {name: numba.njit(**options)(function)
-                 for name, (function, options) in _LOOPS[module_name].items()}
+        table = {}
+        for name, (function, options, calls) in _LOOPS[module_name].items():
+            for callee in calls:
+                _loaded(callee)
+            table[name] = numba.njit(**options)(function)
+            if calls and options.get("cache"):
+                _stamp_with(table[name], calls)
         namespace = vars(sys.modules[module_name])
         for name, dispatcher in table.items():
             if isinstance(namespace.get(name), _Loop):

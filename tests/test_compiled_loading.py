@@ -100,3 +100,41 @@ def test_a_run_has_its_contact_loops_loaded_when_it_reports_running(tmp_path):
         print(before, status, after)
     """)
     assert said.splitlines()[-1] == "[True, True] running [False, False]"
+
+
+CALLEE = '''
+from fem import compiled
+
+@compiled.loop(cache=True)
+def g(x):
+    return x + {step}
+'''
+CALLER = '''
+from fem import compiled
+import callee_under_test
+
+@compiled.loop(cache=True, calls=("callee_under_test",))
+def f(x):
+    return 2.0 * callee_under_test.g(x)
+'''
+PROBE = """
+    import caller_under_test as a
+    value = a.f(1.0)
+    print(value, sum(a.f.stats.cache_misses.values()), sum(a.f.stats.cache_hits.values()))
+"""
+
+
+def test_a_cached_loop_is_compiled_again_when_a_module_it_calls_changes(tmp_path):
+    """The caller's machine code (its callee inlined) comes from numba's cache in a second process, and
+    is compiled again once the callee's file changes: the new callee is what runs."""
+    callee = tmp_path / "callee_under_test.py"
+    callee.write_text(CALLEE.format(step=1.0))
+    (tmp_path / "caller_under_test.py").write_text(CALLER)
+    path = os.pathsep.join([str(tmp_path), str(ROOT)])
+    assert _run(PROBE, PYTHONPATH=path) == "4.0 1 0"  # compiled: 2 (1 + 1)
+    assert _run(PROBE, PYTHONPATH=path) == "4.0 0 1"  # from the cache
+    callee.write_text(CALLEE.format(step=2.0))
+    stat = callee.stat()
+    os.utime(callee, (stat.st_atime, stat.st_mtime + 10.0))  # a later edit, whatever the clock's grain
+    assert _run(PROBE, PYTHONPATH=path) == "6.0 1 0"  # stale: compiled again, with the new callee
+    assert _run(PROBE, PYTHONPATH=path) == "6.0 0 1"

@@ -167,3 +167,51 @@ def test_force_terms_outside_the_pattern_grow_it():
         expected = (7.0 * model.mass + 1.1 * (0.5 * K + 3.0 * C)).toarray()
         np.testing.assert_allclose(matrix.matrix(J).toarray(), expected, rtol=1e-13, atol=1e-13 * np.abs(expected).max())
         tangents = [tangents[0], (spring(1, n - 2, 2e9), None)]  # a second pairing; the first stays
+
+
+def _redundant_vectorised(B, columns, on_free, blocks, tolerance=1e-8):
+    """The definition of fem.time.newton.redundant_equations in numpy's vectorised form."""
+    free_part = np.where(on_free, B, 0.0)
+    own = np.sqrt((free_part * free_part).sum(axis=1))
+    start = 0
+    for rows, size in blocks:
+        if size == 2 and rows:
+            Fn, Ft = free_part[start:start + rows:2], free_part[start + 1:start + rows:2]
+            same = (columns[start:start + rows:2] == columns[start + 1:start + rows:2]).all(axis=1)
+            nn = (Fn * Fn).sum(axis=1)
+            along = np.where(nn > 0, (Fn * Ft).sum(axis=1) / np.where(nn > 0, nn, 1.0), 0.0)
+            rest = Ft - along[:, None] * Fn
+            own[start + 1:start + rows:2] = np.where(same, np.sqrt((rest * rest).sum(axis=1)),
+                                                     own[start + 1:start + rows:2])
+        start += rows
+    return own <= tolerance * np.sqrt((B * B).sum(axis=1))
+
+
+def test_the_redundancy_loop_decides_as_its_vectorised_definition():
+    """Random blocks of 1- and 2-row equations (rows of up to 6 dofs, some on imposed dofs, some tangent
+    rows a round-off multiple of their normal row, some rows zero): the compiled loop and the vectorised
+    definition flag the same equations, and some are flagged."""
+    rng = np.random.default_rng(1)
+    flagged = 0
+    for _ in range(500):
+        blocks, Bs, Cs, Fs = [], [], [], []
+        for _term in range(int(rng.integers(1, 3))):
+            size, nodes, k = int(rng.integers(1, 3)), int(rng.integers(1, 5)), 6
+            rows = size * nodes
+            B = rng.standard_normal((rows, k)) * 10 ** rng.uniform(-3, 12)
+            C = rng.integers(0, 10, (rows, k))
+            if size == 2:
+                for r in range(0, rows, 2):
+                    if rng.random() < 0.7:
+                        C[r + 1] = C[r]
+                    if rng.random() < 0.3:
+                        B[r + 1] = B[r] * rng.choice([1e-9, 1e-6, 0.5]) + rng.standard_normal(k) * rng.choice([0, 1e-20])
+            if rng.random() < 0.2:
+                B[rng.integers(0, rows)] = 0.0
+            blocks.append((rows, size))
+            Bs.append(B), Cs.append(C), Fs.append(rng.random((rows, k)) < 0.8)
+        B, C, F = np.concatenate(Bs), np.concatenate(Cs), np.concatenate(Fs)
+        expected = _redundant_vectorised(B, C, F, blocks)
+        assert np.array_equal(redundant_equations(B, C, F, blocks), expected)
+        flagged += expected.any()
+    assert 100 < flagged < 500

@@ -22,6 +22,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from fem import compiled
 from fem.stage.energy import StepWork, trapezoid
 from fem.loads.applied import ResolvedConstraints, ResolvedLoads, resolve_constraints, resolve_loads
 from fem.time.memory import keep_freed_memory
@@ -359,27 +360,64 @@ def redundant_equations(B: np.ndarray, columns: np.ndarray, on_free: np.ndarray,
     """(n_m,) bool: multiplier equations whose rows B (n_m, k) on ``columns`` (n_m, k) add nothing
     on the free dofs (``on_free`` (n_m, k)) to the equations before them in their node's block
     (``blocks``: (rows, block size) per term): the row's free part, less its projection on the free
-    parts of the earlier rows of the block, is at most REDUNDANT of the whole row (Euclidean norms).
+    parts of the earlier rows of the block, is at most REDUNDANT of the whole row (Euclidean norms;
+    the loop :func:`_redundant_rows`).
 
     A node sticking where its tangential dofs are imposed (SDNV105's tilt: O1 with DX held on a
     table node whose DX is held) has a stick row whose free part is the normal row's, scaled by the
     tangent's round-off angle (1e-6): two equations on one free quantity, whose mixed system is
     singular to working precision (reciprocal condition 1e-44), not merely an equation on imposed
     dofs alone."""
-    free_part = np.where(on_free, B, 0.0)
-    own = np.sqrt((free_part * free_part).sum(axis=1))
+    paired = np.zeros(B.shape[0], dtype=np.bool_)  # the tangent row of a 2-row block
     start = 0
     for rows, size in blocks:
-        if size == 2 and rows:
-            Fn, Ft = free_part[start:start + rows:2], free_part[start + 1:start + rows:2]
-            same = (columns[start:start + rows:2] == columns[start + 1:start + rows:2]).all(axis=1)
-            nn = (Fn * Fn).sum(axis=1)
-            along = np.where(nn > 0, (Fn * Ft).sum(axis=1) / np.where(nn > 0, nn, 1.0), 0.0)
-            rest = Ft - along[:, None] * Fn
-            own[start + 1:start + rows:2] = np.where(same, np.sqrt((rest * rest).sum(axis=1)),
-                                                     own[start + 1:start + rows:2])
+        if size == 2:
+            paired[start + 1:start + rows:2] = True
         start += rows
-    return own <= REDUNDANT * np.sqrt((B * B).sum(axis=1))
+    out = np.empty(B.shape[0], dtype=np.bool_)
+    _redundant_rows(B, columns, on_free, paired, REDUNDANT, out)
+    return out
+
+
+@compiled.loop(cache=True, error_model="numpy")
+def _redundant_rows(B, columns, on_free, paired, tolerance, out):
+    """The test of :func:`redundant_equations`, row by row: ``paired[i]`` marks a tangent row whose
+    normal row is row i - 1. Sums of squares run from the first term on, as numpy's row sums of up
+    to 7 terms do (the same bits as the vectorised form this replaced)."""
+    n, k = B.shape
+    for i in range(n):
+        whole = B[i, 0] * B[i, 0]
+        for j in range(1, k):
+            whole += B[i, j] * B[i, j]
+        fi0 = B[i, 0] if on_free[i, 0] else 0.0
+        own = fi0 * fi0
+        for j in range(1, k):
+            f = B[i, j] if on_free[i, j] else 0.0
+            own += f * f
+        own = np.sqrt(own)
+        if paired[i]:
+            same = True
+            for j in range(k):
+                if columns[i, j] != columns[i - 1, j]:
+                    same = False
+            if same:
+                fn0 = B[i - 1, 0] if on_free[i - 1, 0] else 0.0
+                nn, nt = fn0 * fn0, fn0 * fi0
+                for j in range(1, k):
+                    fn = B[i - 1, j] if on_free[i - 1, j] else 0.0
+                    ft = B[i, j] if on_free[i, j] else 0.0
+                    nn += fn * fn
+                    nt += fn * ft
+                along = nt / nn if nn > 0 else 0.0
+                r0 = fi0 - along * fn0
+                rest = r0 * r0
+                for j in range(1, k):
+                    fn = B[i - 1, j] if on_free[i - 1, j] else 0.0
+                    ft = B[i, j] if on_free[i, j] else 0.0
+                    r = ft - along * fn
+                    rest += r * r
+                own = np.sqrt(rest)
+        out[i] = own <= tolerance * np.sqrt(whole)
 
 
 def solve_increment(system: NewtonSystem, J: np.ndarray, R_free: np.ndarray, lins, trials, c: np.ndarray,
