@@ -145,6 +145,16 @@ MUTATIONS = (
     _m("redundant equations: the stick row's projection on its normal row dropped", "fem/time/newton.py",
        "along = nt / nn if nn > 0 else 0.0", "along = 0.0",
        "tests/test_sdnv105_tilt.py", "tests/test_newton_system.py::test_the_redundancy_loop_decides_as_its_vectorised_definition"),
+    # ---- fem/time/newton_system.py: the compiled fills of the Newton matrix and the mixed matrix
+    _m("Newton matrix (c_v per dof): the damping matrix scaled by c_v of the row, not of the column",
+       "fem/time/newton_system.py", "tangent = c_k * K[p] + C[p] * c_v[col[p]]", "tangent = c_k * K[p] + C[p] * c_v[row[p]]",
+       "tests/test_weak_spots.py::test_the_newton_iterations_of_a_reference_run_stay_at_their_count"),
+    _m("mixed matrix: the reaction columns -w G^T with the wrong sign", "fem/time/newton_system.py",
+       "else -weight * G[i, j]", "else weight * G[i, j]",
+       "tests/test_weak_spots.py::test_the_newton_iterations_of_a_reference_run_stay_at_their_count"),
+    _m("mixed matrix: the equations' rows B_f dropped but their last entry", "fem/time/newton_system.py",
+       "                data[slot[p]] += B[i, j]\n", "                data[slot[p]] += B[i, j] if j == k - 1 else 0.0\n",
+       "tests/test_weak_spots.py::test_the_newton_iterations_of_a_reference_run_stay_at_their_count"),
     # ---- fem/time/dense_lu.py: the mixed systems' dense LU (LAPACK by symbol name)
     _m("dense LU: the transposed system solved (dgetrs 'T')", "fem/time/dense_lu.py",
        'chars[0], chars[1] = 78, 49  # "N"', 'chars[0], chars[1] = 84, 49  # "N"',

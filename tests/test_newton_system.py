@@ -215,3 +215,18 @@ def test_the_redundancy_loop_decides_as_its_vectorised_definition():
         assert np.array_equal(redundant_equations(B, C, F, blocks), expected)
         flagged += expected.any()
     assert 100 < flagged < 500
+
+
+def test_the_largest_entry_is_numpys_with_its_nans():
+    """fem.time.newton.largest_abs, the residuals' and scales' max |v_i|, is numpy's np.abs(v).max() on
+    vectors spanning 600 decades, with NaN and infinite entries, contiguous or strided: the same floats,
+    NaN wherever numpy gives NaN (a non-finite residual is refused on it)."""
+    from fem.time.newton import largest_abs
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 7, 100):
+        for _ in range(100):
+            v = rng.standard_normal(2 * n)[::2] * 10 ** rng.uniform(-300, 300, n)
+            if rng.random() < 0.3:
+                v[rng.integers(0, n)] = rng.choice([np.nan, -np.inf])
+            expected, got = float(np.abs(v).max()), largest_abs(v)
+            assert got == expected or (np.isnan(expected) and np.isnan(got))

@@ -225,7 +225,20 @@ def term_books(ctx: PhaseContext, term_forces0, term_forces1, du: np.ndarray) ->
 
 def residual_scale(*vectors: np.ndarray) -> float:
     """Largest |entry| of the vectors (0 when all are empty)."""
-    return max((float(np.abs(v).max()) for v in vectors if v.size), default=0.0)
+    return max((largest_abs(v) for v in vectors if v.size), default=0.0)
+
+
+@compiled.loop(cache=True, error_model="numpy")
+def largest_abs(v) -> float:
+    """max |v_i| of a non-empty vector, NaN if one is NaN (numpy's max of np.abs(v))."""
+    out = abs(v[0])
+    for i in range(1, v.size):
+        x = abs(v[i])
+        if x > out or x != x:
+            out = x
+            if x != x:
+                break
+    return out
 
 
 def residuals(R: np.ndarray, free: np.ndarray, lins, iteration: int):
@@ -233,8 +246,8 @@ def residuals(R: np.ndarray, free: np.ndarray, lins, iteration: int):
     NewtonFailure on a non-finite residual."""
     R_free = R[free]
     c = np.concatenate([lin.residual for lin in lins]) if lins else np.zeros(0)
-    res = float(np.abs(R_free).max()) if R_free.size else 0.0
-    res_c = float(np.abs(c).max()) if c.size else 0.0
+    res = largest_abs(R_free) if R_free.size else 0.0
+    res_c = largest_abs(c) if c.size else 0.0
     if not np.isfinite(res + res_c):
         raise NewtonFailure(res, int(free[0]) if free.size else 0, iteration)
     return R_free, c, res, res_c

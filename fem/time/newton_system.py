@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from fem import compiled
 from fem.time import dense_lu
 
 #: mixed systems with at most this many unknowns are solved with a dense LU (LAPACK getrf): SDNV105 A's
@@ -119,27 +120,21 @@ class IterationMatrix:
             self._extra = np.concatenate([self._extra, *keys])
             self._build(self._extra)
             slots = [np.searchsorted(self.keys, k) for k in keys]
+        has_md = self._mass_damping_keys is not None
+        md_map = self.md_map if has_md else _NO_SLOTS
+        mass_damping = self.mass_damping if has_md else _NO_VALUES
+        w_rows = np.ndim(w) != 0
+        w = np.asarray(w, dtype=float).reshape(-1)
         if np.ndim(c_v) == 0:  # c_k K + c_v C of the cells in one product (fem.model.continuum.combined_tangent)
-            cells = forces.combined_tangent_data(c_k, c_v)
-            if self.k_whole:
-                tangent = cells
-            else:
-                tangent = np.zeros(self.nnz)
-                tangent[self.k_map] = cells
-            if self._mass_damping_keys is not None:
-                tangent[self.md_map] += c_v * self.mass_damping  # distinct slots: a CSR matrix's entries
-            for (which, matrix), at in zip(extra, slots):
-                np.add.at(tangent, at, (c_k if which == "K" else c_v) * matrix.data)
-        else:
-            K_data, C_data = forces.tangent_data()
-            K, C = np.zeros(self.nnz), np.zeros(self.nnz)
-            K[self.k_map], C[self.k_map] = K_data, C_data
-            if self._mass_damping_keys is not None:
-                C[self.md_map] += self.mass_damping
-            for (which, matrix), at in zip(extra, slots):
-                np.add.at(K if which == "K" else C, at, matrix.data)
-            tangent = c_k * K + C * c_v[self.col]
-        return c_m * self.mass + (w * tangent if np.ndim(w) == 0 else w[self.row] * tangent)
+            at, values = _entries([(at, (c_k if which == "K" else c_v) * matrix.data)
+                                   for (which, matrix), at in zip(extra, slots)])
+            return _combined_data(forces.combined_tangent_data(c_k, c_v), self.k_whole, self.k_map, self.nnz,
+                                  md_map, mass_damping, float(c_v), at, values, c_m, self.mass, w, w_rows, self.row)
+        K_data, C_data = forces.tangent_data()
+        k_at, k_values = _entries([(at, matrix.data) for (which, matrix), at in zip(extra, slots) if which == "K"])
+        c_at, c_values = _entries([(at, matrix.data) for (which, matrix), at in zip(extra, slots) if which == "C"])
+        return _split_data(K_data, C_data, self.k_map, self.nnz, md_map, mass_damping, k_at, k_values, c_at, c_values,
+                           c_k, np.asarray(c_v, dtype=float), self.col, c_m, self.mass, w, w_rows, self.row)
 
     def matrix(self, data: np.ndarray) -> sp.csr_matrix:
         """J (n_dofs, n_dofs) as a CSR matrix (for diagnostics off the hot path)."""
@@ -253,12 +248,9 @@ class NewtonSystem:
         A_rows = (np.concatenate([np.abs(lin.d_dlam).sum(axis=2).ravel() for lin in lins]) if lins
                   else np.zeros(0))
         pattern = self._pattern(columns, blocks)
-        if np.ndim(force_weight) == 0:
-            Gt = -force_weight * G
-        else:
-            Gt = -(np.asarray(force_weight)[columns] * G)
-        values = np.concatenate([J[m.free_slots], Gt[pattern.on_free], B[pattern.on_free], A])
-        data = np.bincount(pattern.slot, weights=values, minlength=pattern.nnz)
+        weights = _NO_VALUES if np.ndim(force_weight) == 0 else np.asarray(force_weight, dtype=float)
+        data = _mixed_data(J, m.free_slots, G, B, pattern.on_free, A, pattern.slot, pattern.nnz,
+                           float(force_weight) if np.ndim(force_weight) == 0 else 0.0, weights, columns)
         return pattern, data, columns, B, A_rows
 
     def solve(self, pattern: MixedPattern, data: np.ndarray, b: np.ndarray):
@@ -290,3 +282,85 @@ class NewtonSystem:
             except (np.linalg.LinAlgError, RuntimeError, spla.MatrixRankWarning):
                 return None
         return x if np.isfinite(x).all() else None
+
+
+_NO_SLOTS, _NO_VALUES = np.zeros(0, dtype=np.int64), np.zeros(0)
+
+
+def _entries(parts) -> tuple[np.ndarray, np.ndarray]:
+    """(slots, values) of the force terms' matrix entries, term after term (np.add.at's order)."""
+    if not parts:
+        return _NO_SLOTS, _NO_VALUES
+    return (np.concatenate([np.asarray(at, dtype=np.int64) for at, _ in parts]),
+            np.concatenate([np.asarray(values, dtype=float) for _, values in parts]))
+
+
+@compiled.loop(cache=True, error_model="numpy")
+def _combined_data(cells, k_whole, k_map, nnz, md_map, mass_damping, c_v, at, values, c_m, mass, w, w_rows, row):
+    """J's data (nnz,) for a number c_v (:meth:`IterationMatrix.data`): the cells' c_k K + c_v C on the
+    union pattern (in place when it is the model's own), plus c_v times the mass damping, plus the force
+    terms' entries ``values`` at ``at`` in order; J = c_m M + w tangent (w per row when ``w_rows``)."""
+    if k_whole:
+        tangent = cells
+    else:
+        tangent = np.zeros(nnz)
+        for p in range(k_map.size):
+            tangent[k_map[p]] = cells[p]
+    for p in range(md_map.size):
+        tangent[md_map[p]] = tangent[md_map[p]] + c_v * mass_damping[p]
+    for p in range(at.size):
+        tangent[at[p]] += values[p]
+    out = np.empty(nnz)
+    for p in range(nnz):
+        out[p] = c_m * mass[p] + (w[row[p]] if w_rows else w[0]) * tangent[p]
+    return out
+
+
+@compiled.loop(cache=True, error_model="numpy")
+def _split_data(K_data, C_data, k_map, nnz, md_map, mass_damping, k_at, k_values, c_at, c_values, c_k, c_v, col, c_m,
+                mass, w, w_rows, row):
+    """J's data (nnz,) for c_v per dof (:meth:`IterationMatrix.data`): K and C on the union pattern, the
+    mass damping added to C, the force terms' entries to K and C in order; tangent = c_k K + C c_v[col],
+    J = c_m M + w tangent (w per row when ``w_rows``)."""
+    K, C = np.zeros(nnz), np.zeros(nnz)
+    for p in range(k_map.size):
+        K[k_map[p]] = K_data[p]
+        C[k_map[p]] = C_data[p]
+    for p in range(md_map.size):
+        C[md_map[p]] = C[md_map[p]] + mass_damping[p]
+    for p in range(k_at.size):
+        K[k_at[p]] += k_values[p]
+    for p in range(c_at.size):
+        C[c_at[p]] += c_values[p]
+    out = np.empty(nnz)
+    for p in range(nnz):
+        tangent = c_k * K[p] + C[p] * c_v[col[p]]
+        out[p] = c_m * mass[p] + (w[row[p]] if w_rows else w[0]) * tangent
+    return out
+
+
+@compiled.loop(cache=True, error_model="numpy")
+def _mixed_data(J, free_slots, G, B, on_free, A, slot, nnz, weight, weights, columns):
+    """The mixed matrix's CSC data (nnz,) (:meth:`NewtonSystem.assemble`): J_ff, then -w G_f^T (w the
+    number ``weight``, or ``weights`` per dof of the row's columns when given), B_f and A, each value
+    added at its ``slot`` in that order (as numpy's bincount of the concatenated values)."""
+    data = np.zeros(nnz)
+    p = 0
+    for q in range(free_slots.size):
+        data[slot[p]] += J[free_slots[q]]
+        p += 1
+    n_m, k = G.shape
+    for i in range(n_m):
+        for j in range(k):
+            if on_free[i, j]:
+                data[slot[p]] += -(weights[columns[i, j]] * G[i, j]) if weights.size else -weight * G[i, j]
+                p += 1
+    for i in range(n_m):
+        for j in range(k):
+            if on_free[i, j]:
+                data[slot[p]] += B[i, j]
+                p += 1
+    for q in range(A.size):
+        data[slot[p]] += A[q]
+        p += 1
+    return data
