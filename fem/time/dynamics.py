@@ -31,6 +31,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from fem.time import progress
+from fem.time.newmark import hht_residual, newmark_kinematics
 from fem.stage.energy import book_step, hht_scheme_force, newmark_dissipation
 from fem.model.assembly import Model
 from fem.time.newton import (ROUND_OFF, FrictionCreation, NewtonFailure, PhaseContext, any_node, evaluate_forces,
@@ -81,12 +82,7 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
         quasi_static = model.massless_dofs  # fem.model.mass: no Newmark recursion, v = [u] / dt, a = 0
 
         def kinematics(u):
-            a = ca * (u - u0 - dt * v0) - (0.5 / beta - 1.0) * a0
-            v = v0 + dt * ((1.0 - gamma) * a0 + gamma * a)
-            if quasi_static.size:
-                a[quasi_static] = 0.0
-                v[quasi_static] = (u[quasi_static] - u0[quasi_static]) / dt
-            return a, v
+            return newmark_kinematics(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static)
 
         predictor = settings.predictor  # the first iterate (NewtonSettings.predictor)
         if predictor == "constant_acceleration":
@@ -98,7 +94,7 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
             u = u0.copy()
     g0 = state.f_int + state.f_damp + state.f_terms - state.f_ext
     cdofs, free = ctx.constraints.dofs, ctx.free
-    M = model.mass
+    M = model.mass if model.mass.format == "csr" else model.mass.tocsr()  # hht_residual reads its CSR arrays
     # HHT weights of g1 and g0 per dof: the massless dofs' equations are static at t1, unweighted
     # (a weighted statics (1 + af) g1 = af g0 would be a recursion, unstable for af < -1/2)
     w1, w0 = 1.0 + af, af
@@ -125,15 +121,15 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
     Mv0 = M @ v0
     momentum_rate = residual_scale(Mv0) / dt if not static else 0.0  # free-flight scale, per step
     ctx.energy_scale = max(ctx.energy_scale, 0.5 * float(v0 @ Mv0))
+    weights1, weights0 = np.asarray(w1, dtype=float).reshape(-1), np.asarray(w0, dtype=float).reshape(-1)
     it, previous, J, u_J = 0, np.inf, None, None
     while True:
         a, v = kinematics(u)
         forces, f_terms, tangents, each = evaluate_forces(ctx, u, v, t1, tangent=True)
         lins, changed, f_mult, each_mult = multiplier_forces(ctx, trials, u, v, update=True)
         f_terms = f_terms + f_mult
-        g = forces.internal + forces.damping + f_terms - f_ext
-        Ma = M @ a
-        R = Ma + w1 * g - w0 * g0
+        g, Ma, R = hht_residual(forces.internal, forces.damping, f_terms, f_ext, M.indptr, M.indices, M.data, a,
+                                weights1, weights0, g0)
         R_free, c, res, res_c = residuals(R, free, lins, it)
         reactions_c = (Ma + g)[cdofs]
         scale = residual_scale(f_ext, reactions_c, forces.internal, forces.damping, f_terms, Ma)
