@@ -24,6 +24,7 @@ from typing import Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from fem.mesh.mesh import Mesh, MeshError
 from fem.mesh.read import signed_areas
@@ -62,7 +63,6 @@ def _coincident(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         cols.append(order[1:][same])
     rows, cols = np.concatenate(rows), np.concatenate(cols)
     graph = sp.coo_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n))
-    from scipy.sparse.csgraph import connected_components  # imported on use (issue 40: start-up)
     _, labels = connected_components(graph, directed=False)
     return labels, np.bincount(labels)[labels] > 1
 
@@ -102,7 +102,6 @@ def _check_floating(mesh: Mesh, surfaces, supported_groups, contact_groups, dupl
         cols.append(sides)
     rows, cols = np.concatenate(rows), np.concatenate(cols)
     size = n + len(contact_groups)
-    from scipy.sparse.csgraph import connected_components  # imported on use (issue 40: start-up)
     _, comp = connected_components(sp.coo_matrix((np.ones(rows.size), (rows, cols)), shape=(size, size)),
                                    directed=False)
     comp = comp[:n]

@@ -21,6 +21,7 @@ from typing import Mapping
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from fem import ranges
 from fem.constants import GRAVITY
@@ -283,7 +284,6 @@ def _in_one_part(mesh: Mesh, pair: Pair, bodies) -> str | None:
         n = mesh.n_nodes
         links = sp.coo_matrix((np.ones(conn.shape[0] * (conn.shape[1] - 1)),
                                (np.repeat(conn[:, 0], conn.shape[1] - 1), conn[:, 1:].ravel())), shape=(n, n))
-        from scipy.sparse.csgraph import connected_components  # imported on use (issue 40: start-up)
         _, part = connected_components(links, directed=False)
         if np.unique(part[nodes]).size == 1:
             return b.label

@@ -101,3 +101,10 @@ def solve_dense(data, flat, N, b, rcond_min):
         if not math.isfinite(x[i]):
             return x, FAILED
     return x, SOLVED
+
+
+@compiled.warm_up
+def _load_compiled_loop() -> None:
+    """Solve a 2 x 2 system once, when a run starts (fem.compiled.load): numba loads the loop from its
+    cache (and LAPACK is bound) before the run reports "running", not at its first step."""
+    solve_dense(np.array([2.0, 1.0]), np.array([0, 3], dtype=np.int64), 2, np.ones(2), 1e-30)

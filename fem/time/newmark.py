@@ -51,3 +51,13 @@ def hht_residual(internal, damping, f_terms, f_ext, indptr, indices, data, a, w1
         Ma[i] = s
         R[i] = s + (w1[i] if w1.size > 1 else w1[0]) * g[i] - (w0[i] if w0.size > 1 else w0[0]) * g0[i]
     return g, Ma, R
+
+
+@compiled.warm_up
+def _load_compiled_loops() -> None:
+    """Call each loop once in the types of a run, when a run starts (fem.compiled.load): numba loads
+    them from its cache before the run reports "running", not at its first step."""
+    x, qs = np.zeros(2), np.zeros(0, dtype=np.int64)
+    newmark_kinematics(x, x, x, x, 1.0, 1.0, 0.25, 0.5, qs)
+    indptr, indices = np.array([0, 1, 2], dtype=np.int32), np.array([0, 1], dtype=np.int32)
+    hht_residual(x, x, x, x, indptr, indices, x, x, np.ones(1), np.zeros(1), x)

@@ -21,6 +21,7 @@ from typing import Sequence
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import connected_components
 
 from fem import compiled
 from fem.stage.energy import StepWork, trapezoid
@@ -90,7 +91,6 @@ def _solve(A: sp.csc_matrix, b: np.ndarray, free: np.ndarray, where: str, J=None
     if J is not None:
         graph = abs(J) if links is None else abs(J) + abs(links).T @ abs(links)
         graph.eliminate_zeros()
-        from scipy.sparse.csgraph import connected_components  # imported on use (issue 40: start-up)
         _, comp = connected_components(graph, directed=False)
         held = np.zeros(comp.max() + 1, dtype=bool)
         held[np.delete(comp, free)] = True
@@ -240,6 +240,16 @@ def largest_abs(v) -> float:
                 break
     return out
 
+
+
+@compiled.warm_up
+def _load_compiled_loops() -> None:
+    """Call each loop once in the types of a run, when a run starts (fem.compiled.load): numba loads
+    them from its cache before the run reports "running", not at its first step."""
+    largest_abs(np.ones(2))
+    B = np.ones((2, 2))
+    _redundant_rows(B, np.zeros((2, 2), dtype=np.int64), np.ones((2, 2), dtype=np.bool_), np.array([False, True]),
+                    REDUNDANT, np.empty(2, dtype=np.bool_))
 
 def residuals(R: np.ndarray, free: np.ndarray, lins, iteration: int):
     """Free part of the momentum residual, the multiplier equations, and their largest values;

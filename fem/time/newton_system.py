@@ -364,3 +364,18 @@ def _mixed_data(J, free_slots, G, B, on_free, A, slot, nnz, weight, weights, col
         data[slot[p]] += A[q]
         p += 1
     return data
+
+
+@compiled.warm_up
+def _load_compiled_loops() -> None:
+    """Call each loop once in the types of a run, when a run starts (fem.compiled.load): numba loads
+    them from its cache before the run reports "running", not at its first step."""
+    x, at = np.zeros(2), np.arange(2, dtype=np.int64)
+    _combined_data(x.copy(), True, at, 2, _NO_SLOTS, _NO_VALUES, 1.0, _NO_SLOTS, _NO_VALUES, 1.0, x, np.ones(1),
+                   False, at)
+    _split_data(x, x, at, 2, _NO_SLOTS, _NO_VALUES, _NO_SLOTS, _NO_VALUES, _NO_SLOTS, _NO_VALUES, 1.0, x, at, 1.0, x,
+                np.ones(1), False, at)
+    rows = np.zeros((1, 2))
+    # 8 values (2 of J, 2 of G, 2 of B, 2 of A) into one slot: every slot index in bounds (no bounds check)
+    _mixed_data(x, at, rows, rows, np.ones((1, 2), dtype=np.bool_), x, np.zeros(8, dtype=np.int64), 1, 1.0,
+                _NO_VALUES, np.zeros((1, 2), dtype=np.int64))
