@@ -308,6 +308,26 @@ class MultiplierContact:
                             G.values, residual, Du, Dl)
         return MultiplierLinearization(G, residual, G.with_values(Du), Dl)
 
+    def iterate(self, trial: TrialContact, u: np.ndarray, v: np.ndarray, update: bool = True):
+        """One Newton iterate of the term in one compiled pass (:func:`iterate_equations`): the statuses
+        revised when ``update`` (:meth:`update`'s rules), the equations linearised at them
+        (:meth:`linearize`) and the term's resisting force -G^T lam (n_dofs,) [N]. Returns
+        (linearisation, indices (k,) of the nodes whose status changed, force); the same values as
+        update, linearize and -force_rows^T lam called one after the other."""
+        geo, gap, ds, _, row_factor = self.measures(trial, u, v)
+        G = self._rows_entry(u)[3][0]
+        ns = gap.size
+        new, direction, changed = np.empty(ns, dtype=np.int64), np.empty(ns), np.empty(ns, dtype=np.int64)
+        residual, Du, Dl = np.empty(G.values.shape[0]), np.empty(G.values.shape), np.empty((ns, 2, 2))
+        force = np.empty(u.size)
+        count = iterate_equations(update, trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
+                                  trial.held is not None, _mask(trial.free), trial.free is not None, self.friction,
+                                  self.rho_n, self.rho_t, self.gap_tolerance, self.method == "augmented",
+                                  float(row_factor), G.columns, G.values, trial.changes, new, direction, changed,
+                                  residual, Du, Dl, force)
+        trial.status, trial.direction = new, direction
+        return MultiplierLinearization(G, residual, G.with_values(Du), Dl), changed[:count], force
+
     def trial_work(self, trial: TrialContact, u: np.ndarray) -> StepWork:
         """Energy the contact would take over the step if the trial at u were committed [J] (what
         :meth:`step_work` reports after :meth:`commit`)."""
@@ -521,6 +541,36 @@ def linearize_equations(status, f, lam, gap, ds, held, has_held, mu, rho_n, rho_
         Dl[i, 1, 1] = 0.0 if stick else 1.0
 
 
+@compiled.loop(cache=True, error_model="numpy")
+def iterate_equations(update, status, f_old, lam, gap, ds, held, has_held, free, has_free, mu, rho_n, rho_t,
+                      gap_tolerance, augmented, row_factor, columns, G, changes, new, direction, changed, residual, Du,
+                      Dl, force):
+    """One Newton iterate of a contact term (:meth:`MultiplierContact.iterate`): when ``update``, the
+    statuses revised by :func:`revise_statuses` into ``new`` and ``direction`` (else copied from
+    ``status`` and ``f_old``); the equations of those statuses by :func:`linearize_equations`; and the
+    resisting force ``force`` (n_dofs,) = -G^T lam, G the interleaved rows (``columns``, ``G``)
+    (2 n_s, m), summed row after row as numpy's bincount does, then negated. Returns the number of
+    nodes whose status changed (their indices at the start of ``changed``)."""
+    count = 0
+    if update:
+        count = revise_statuses(status, f_old, lam, gap, ds, held, has_held, free, has_free, mu, rho_n, rho_t,
+                                gap_tolerance, augmented, changes, new, direction, changed)
+    else:
+        for i in range(status.size):
+            new[i], direction[i] = status[i], f_old[i]
+    linearize_equations(new, direction, lam, gap, ds, held, has_held, mu, rho_n, rho_t, row_factor, G, residual, Du,
+                        Dl)
+    for c in range(force.size):
+        force[c] = 0.0
+    n, m = G.shape
+    for r in range(n):
+        for k in range(m):
+            force[columns[r, k]] += G[r, k] * lam[r]
+    for c in range(force.size):
+        force[c] = -force[c]
+    return count
+
+
 @compiled.warm_up
 def _load_compiled_loops() -> None:
     """Call each loop once on two nodes, in the types of a run, when a run starts (fem.compiled.load;
@@ -538,3 +588,7 @@ def _load_compiled_loops() -> None:
                         np.empty(2, dtype=np.int64))
         linearize_equations(status, np.ones(2), lam, gap_inf, ds, held, held.size > 0, 0.3, 1.0, 1.0, 1.0, G,
                             np.empty(4), np.empty((4, 2)), np.empty((2, 2, 2)))
+        iterate_equations(True, status, np.ones(2), lam, gap_inf, ds, held, held.size > 0, held, held.size > 0, 0.3,
+                          1.0, 1.0, 0.0, True, 1.0, dofs2, G, np.zeros(2, dtype=np.int64), np.empty(2, dtype=np.int64),
+                          np.empty(2), np.empty(2, dtype=np.int64), np.empty(4), np.empty((4, 2)),
+                          np.empty((2, 2, 2)), np.empty(4))

@@ -155,6 +155,28 @@ def test_one_instant_at_a_time_gives_the_values_of_the_whole_series(name):
             assert value == pytest.approx(series[k][where[float(t)]], rel=1e-14, abs=1e-15 * scale), (k, t)
 
 
+@pytest.mark.parametrize("smooth_start", (0.0, 0.3))
+def test_the_constants_a_history_keeps_are_its_own(smooth_start):
+    """A closed form keeps its constants (the shifts at the ramp's end, the velocity at the motion's
+    end) after its first instant: later instants give bit for bit what a fresh history of the same
+    parameters gives, and a history made from it with another amplitude (dataclasses.replace) computes
+    its own: twice the amplitude is exactly twice every value (a power of two scales each term of the
+    closed form exactly), not the first one's constants."""
+    from dataclasses import replace
+
+    used = Harmonic(2.5, 1.7, cycles=3.4, smooth_start=smooth_start)
+    times = (0.05, 0.31, 1.2, 1.999, 2.5, 3.7)  # inside the ramp, after it, after the motion's end (2 s)
+    for t in times:
+        used.displacement(t)
+    doubled = replace(used, amplitude=5.0)
+    for t in times:
+        fresh = Harmonic(2.5, 1.7, cycles=3.4, smooth_start=smooth_start)
+        for k in ("acceleration", "velocity", "displacement"):
+            assert getattr(used, k)(t) == getattr(fresh, k)(t), (k, t)
+            assert getattr(doubled, k)(t) == 2.0 * getattr(fresh, k)(t), (k, t)
+    assert used.velocity(3.7) != 0.0 and used.displacement(3.7) != used.displacement(2.5)  # the end's constants act
+
+
 @pytest.mark.parametrize("name", ANALYTIC)
 def test_at_rest_at_and_before_the_start(name):
     """a (except the cosine pulse's a(0) = A), v and d are exactly 0 at t <= 0: the motion starts

@@ -144,6 +144,11 @@ class _Flipper:
         rows = SparseRows(np.zeros((1, 1), dtype=int), np.zeros((1, 1)), self.n_dofs)
         return MultiplierLinearization(rows, trial.lam.copy(), rows, np.ones((1, 1, 1)))
 
+    def iterate(self, trial, u, v, update):  # a multiplier term written in Python (fem.stage.phase.MultiplierTerm)
+        changed = self.update(trial, u, v) if update else np.zeros(0, dtype=int)
+        lin = self.linearize(trial, u, v)
+        return lin, changed, -lin.force_rows.transpose_times(trial.lam)
+
     def commit(self, trial, u, v, t):
         self.t = t
 

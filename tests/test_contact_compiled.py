@@ -358,6 +358,48 @@ def test_multiplier_contact_update_and_linearize_match_the_numpy_forms(kind, cle
         assert_close(geo.gap, gap, "gap")
 
 
+@pytest.mark.parametrize("kind, clearance", ZONES[::2] + ZONES[1::2][:1])
+@pytest.mark.parametrize("method", ("lagrange", "augmented"))
+def test_one_iterate_is_update_linearize_and_the_force_in_one_call(kind, clearance, method):
+    """MultiplierContact.iterate (one compiled pass, the Newton loop's call) gives bit for bit what
+    update, linearize and -G^T lam (numpy's bincount) give one after the other: statuses, directions,
+    status changes, equations and the resisting force, with and without the status revision, with
+    held and free nodes."""
+    points, zone = make_zone(kind, clearance, 11)
+    rng = np.random.default_rng(8)
+    ns = zone.size
+    u0 = 0.02 * rng.standard_normal(points.size)
+    one = MultiplierContact(fake_model(points), zone, friction=0.35, method=method, coef_cont=1e3, coef_frot=2e3)
+    apart = MultiplierContact(fake_model(points), zone, friction=0.35, method=method, coef_cont=1e3, coef_frot=2e3)
+    revised = 0
+    for it in range(8):
+        status = rng.choice([OPEN, STICK, SLIP], ns).astype(np.int64)
+        direction = np.where(status == SLIP, rng.choice([-1.0, 0.0, 1.0], ns), 0.0)
+        lam = rng.standard_normal(2 * ns)
+        held = rng.random(ns) < 0.3 if it % 2 else None
+        free = rng.random(ns) < 0.2 if it % 3 == 2 else None
+        trials = [one.begin_step(u0), apart.begin_step(u0)]
+        for trial in trials:
+            trial.status, trial.direction, trial.lam = status.copy(), direction.copy(), lam.copy()
+            trial.held, trial.free = held, free
+        u = u0 + 0.01 * rng.standard_normal(points.size)
+        update = it != 3
+        lin, changed, force = one.iterate(trials[0], u.copy(), None, update)
+        want_changed = apart.update(trials[1], u, None) if update else np.zeros(0, dtype=np.int64)
+        want = apart.linearize(trials[1], u, None)
+        want_force = -want.force_rows.transpose_times(trials[1].lam)
+        revised += want_changed.size
+        for name, a, b in (("status", trials[0].status, trials[1].status),
+                           ("direction", trials[0].direction, trials[1].direction),
+                           ("changes", trials[0].changes, trials[1].changes), ("changed", changed, want_changed),
+                           ("columns", lin.force_rows.columns, want.force_rows.columns),
+                           ("rows", lin.force_rows.values, want.force_rows.values),
+                           ("residual", lin.residual, want.residual), ("d_du", lin.d_du.values, want.d_du.values),
+                           ("d_dlam", lin.d_dlam, want.d_dlam), ("force", force, want_force)):
+            assert a.shape == b.shape and a.tobytes() == b.tobytes(), name  # bit for bit, signs of zeros too
+    assert revised > 0  # the statuses were revised somewhere: the comparison saw the rules act
+
+
 def test_the_geometry_cache_follows_the_values_of_u_not_the_array():
     """rows(u) reuses a geometry for an equal u only: an array changed in place is measured again,
     and a copy of an earlier u finds its geometry."""
@@ -400,7 +442,7 @@ def test_kernels_run_compiled_unless_jit_is_disabled():
     disabled = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
     loops = {contact.zone: ("clip", "plane_geometry", "segment_geometry", "segment_rows", "plane_rows"),
              contact.multipliers: ("sign", "interleave_rows", "row_increments", "same_vector", "revise_statuses",
-                                   "linearize_equations")}
+                                   "linearize_equations", "iterate_equations")}
     for module, names in loops.items():
         for name in names:
             compiled = hasattr(getattr(module, name), "signatures")
@@ -413,7 +455,7 @@ def test_the_loops_return_no_arrays(monkeypatch):
     SystemError, where a run stopped by Ctrl-C or SIGTERM must end cleanly."""
     loops = {contact.zone: ("plane_geometry", "segment_geometry", "segment_rows", "plane_rows"),
              contact.multipliers: ("interleave_rows", "row_increments", "same_vector", "revise_statuses",
-                                   "linearize_equations")}
+                                   "linearize_equations", "iterate_equations")}
     returned = []
 
     def recording(name, loop):
@@ -433,6 +475,7 @@ def test_the_loops_return_no_arrays(monkeypatch):
     for w in (u, u, 2 * u):
         term.update(trial, w, None)
         term.linearize(trial, w, None)
+        term.iterate(trial, w, None, True)
     plane_points, plane = make_zone("plane", 0.0, 6)
     plane.geometry(plane_points, np.zeros(plane_points.size)).local_rows()
     assert {name for name, _ in returned} == {name for names in loops.values() for name in names}
@@ -440,7 +483,7 @@ def test_the_loops_return_no_arrays(monkeypatch):
 
 
 UNCOMPILED = ("geometry_and_rows or degenerate or clearance_adds or status_revision or linearization_matches "
-              "or multiplier_contact_update or cache_follows or not_finite or return_no_arrays or kernels_run_compiled")
+              "or multiplier_contact_update or one_iterate or cache_follows or not_finite or return_no_arrays or kernels_run_compiled")
 
 
 def test_the_same_tests_pass_with_the_loops_uncompiled():

@@ -256,11 +256,33 @@ def test_compiled_kernels_equal_the_einsum_reference(element, kinematics):
             assert isinstance(continuum.strain_energy(k, state), float)
 
 
+def test_the_scatter_is_numpys_bincount_bit_for_bit():
+    """continuum.add_scattered (the forces' and the tangent's assembly) gives the bits of
+    ``total += np.bincount(slots, values, minlength=n)``: each slot's values summed from zero in their
+    order, then added (the order matters: another one moves the last bits of a sum of terms of
+    mixed magnitudes, 1e-8 to 1e8 here, and -0.0 entries stay distinguishable)."""
+    rng = np.random.default_rng(3)
+    for n, m in ((7, 3), (10, 50), (300, 4000)):
+        slots = rng.integers(0, n, m)
+        values = rng.standard_normal(m) * 10.0 ** rng.integers(-8, 8, m)
+        values[::7] = -0.0
+        total = rng.standard_normal(n)
+        total[::3], total[1::5] = 0.0, -0.0
+        want = total.copy()
+        want += np.bincount(slots, weights=values, minlength=n)
+        got = total.copy()
+        continuum.add_scattered(got, slots, values)
+        assert got.tobytes() == want.tobytes()
+        reordered = total.copy()
+        continuum.add_scattered(reordered, slots[::-1], values[::-1])
+        assert reordered.tobytes() != want.tobytes() or m < 10  # the test sees the order
+
+
 def test_the_kernels_run_compiled_unless_numba_jit_is_disabled():
     """Compiled in the default suite; plain Python functions under NUMBA_DISABLE_JIT=1."""
     disabled = bool(numba.config.DISABLE_JIT)
     assert disabled == (os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"))
-    for loop in (continuum._forces, continuum._cell_matrices, continuum._energy):
+    for loop in (continuum._forces, continuum._cell_matrices, continuum._energy, continuum.add_scattered):
         assert hasattr(loop, "py_func") != disabled
 
 
@@ -269,6 +291,7 @@ def test_the_loops_run_as_python_under_numba_disable_jit():
     Python, give the reference's results."""
     this = Path(__file__).relative_to(ROOT)
     nodes = [f"{this}::test_the_kernels_run_compiled_unless_numba_jit_is_disabled",
+             f"{this}::test_the_scatter_is_numpys_bincount_bit_for_bit",
              *(f"{this}::test_compiled_kernels_equal_the_einsum_reference[quad-{kin}]" for kin in KINEMATICS)]
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", *nodes],

@@ -79,13 +79,29 @@ def _sines(t: np.ndarray, terms) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return a, v, d
 
 
-def _truncated(unbounded: Callable, t: np.ndarray, t_end: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _kept(history, name: str, compute: Callable):
+    """``compute()`` once per history, kept in its ``__dict__`` under ``name`` (a cache, not a field:
+    equality, ``replace`` and the fields are those of the parameters): the constants of a closed form
+    (the shifts at the ramp's end, the velocity at the motion's end), which a time step would
+    otherwise compute again at every instant it asks for."""
+    value = history.__dict__.get(name)
+    if value is None:
+        value = compute()
+        object.__setattr__(history, name, value)  # the frozen dataclasses' way round
+    return value
+
+
+def _truncated(unbounded: Callable, t: np.ndarray, t_end: float, owner=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """State of a motion that follows ``unbounded`` (a from rest, valid for t >= 0) on [0, t_end]
-    and has a = 0 outside: v = 0, d = 0 before 0; v = v(t_end), d = d(t_end) + v(t_end) (t - t_end) after."""
+    and has a = 0 outside: v = 0, d = 0 before 0; v = v(t_end), d = d(t_end) + v(t_end) (t - t_end) after.
+    v(t_end) is kept by the history ``owner`` (:func:`_kept`) when one is given."""
     a, v, d = unbounded(np.clip(t, 0.0, t_end))
     a = np.where((t >= 0.0) & (t <= t_end), a, 0.0)
     if math.isfinite(t_end):
-        v_end = unbounded(np.asarray(t_end))[1]
+        def end_velocity():
+            return unbounded(np.asarray(t_end))[1]
+
+        v_end = end_velocity() if owner is None else _kept(owner, "_end_velocity", end_velocity)
         d = d + v_end * np.maximum(t - t_end, 0.0)
     return a, v, d
 
@@ -191,16 +207,19 @@ class Harmonic(History):
         p = math.pi / Ts
         ramped_terms = ((0.5 * A, w), (-0.25 * A, w + p), (-0.25 * A, w - p))
         ramped = _sines(np.minimum(t, Ts), ramped_terms)
-        at_Ts = np.asarray(Ts)
-        dv = _sines(at_Ts, ramped_terms)[1] - _sines(at_Ts, ((A, w),))[1]
-        dd = _sines(at_Ts, ramped_terms)[2] - _sines(at_Ts, ((A, w),))[2]
+        def shifts():  # the constants that make v and d continuous at T_s
+            at_Ts = np.asarray(Ts)
+            return (_sines(at_Ts, ramped_terms)[1] - _sines(at_Ts, ((A, w),))[1],
+                    _sines(at_Ts, ramped_terms)[2] - _sines(at_Ts, ((A, w),))[2])
+
+        dv, dd = _kept(self, "_ramp_shifts", shifts)
         late = t > Ts
         return (np.where(late, plain[0], ramped[0]),
                 np.where(late, plain[1] + dv, ramped[1]),
                 np.where(late, plain[2] + dd + dv * (t - Ts), ramped[2]))
 
     def _state(self, t):
-        return _truncated(self._unbounded, t, self.duration)
+        return _truncated(self._unbounded, t, self.duration, self)
 
 
 @dataclass(frozen=True)
@@ -231,7 +250,7 @@ class _OneCyclePulse(History):
         raise NotImplementedError
 
     def _state(self, t):
-        return _truncated(self._unbounded, t, self.duration)
+        return _truncated(self._unbounded, t, self.duration, self)
 
 
 @dataclass(frozen=True)

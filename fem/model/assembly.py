@@ -298,9 +298,9 @@ class Model:
         f_int, f_damp, states = np.zeros(n), np.zeros(n), []
         for k in self.kernels:
             fi, fd, state = continuum.evaluate(k, u, v, large)
-            f_int += continuum.scatter(k.dofs, fi, n)
+            continuum.add_scattered(f_int, k.dofs.ravel(), fi.ravel())
             if fd is not None:
-                f_damp += continuum.scatter(k.dofs, fd, n)
+                continuum.add_scattered(f_damp, k.dofs.ravel(), fd.ravel())
             states.append(state)
         if self.mass_damping is not None and v is not None:
             f_damp += self.mass_damping @ v
@@ -390,11 +390,10 @@ class ForceEvaluation:
 
     def _assemble(self, cells) -> np.ndarray:
         """Pattern data (nnz,) of one cell-matrix array (m, m, ne) per kernel (None: nothing)."""
-        nnz = self.model.pattern.nnz
-        data = np.zeros(nnz)
+        data = np.zeros(self.model.pattern.nnz)
         for k, matrices in zip(self.model.kernels, cells):
             if matrices is not None:
-                data += np.bincount(k.slot, weights=matrices.ravel(), minlength=nnz)
+                continuum.add_scattered(data, k.slot, matrices.ravel())  # += np.bincount(k.slot, matrices)
         return data
 
     def smallest_jacobian(self) -> float:

@@ -103,6 +103,18 @@ def scatter(dofs: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=n)
 
 
+@compiled.loop(cache=True, error_model="numpy")
+def add_scattered(total, slots, values):
+    """total (n,) += s with s_i = sum of values[p] over slots[p] = i (slots, values (m,)), each s_i summed
+    from 0 in the order of p, as ``total += np.bincount(slots, weights=values, minlength=n)``: the same
+    bits, without the two arrays numpy makes. Slots must lie in [0, n) (no bounds check)."""
+    partial = np.zeros(total.size)
+    for p in range(slots.size):
+        partial[slots[p]] += values[p]
+    for i in range(total.size):
+        total[i] += partial[i]
+
+
 # ---------------------------------------------- a cell's nodal values, a point's tensors (4-tuples)
 @compiled.loop(cache=True)
 def _cell_values(w, dofs):
@@ -392,3 +404,11 @@ def _energy(S, E, dvol):
 def strain_energy(k: ContinuumKernel, state: KernelState) -> float:
     """sum over cells of sum_q dV_q S : E / 2 [J]."""
     return float(_energy(state.S, state.E, k.dvol))
+
+
+@compiled.warm_up
+def _load_compiled_loops() -> None:
+    """Call the scatter once in the types of a run, when a run starts (fem.compiled.load): numba loads it
+    from its cache before the run reports "running", not at its first step (the cell loops are loaded
+    when the model is built)."""
+    add_scattered(np.zeros(2), np.zeros(2, dtype=np.int64), np.ones(2))

@@ -188,17 +188,19 @@ class MultiplierTerm(Protocol):
     """Contact enforced with multipliers, unknowns of the Newton system beside the displacements.
 
     ``begin_step(u0)`` returns a trial object holding the multipliers ``lam`` and the statuses,
-    started from the committed ones; at every Newton iteration ``update(trial, u, v)`` revises
-    the statuses (returns the indices of the nodes whose status changed) and ``linearize(trial,
-    u, v)`` gives the equations; the integrator adds the multiplier correction to ``trial.lam``.
-    ``commit(trial, u, v, t)`` keeps a converged step; ``set_phase(phase, u)`` as for ForceTerm.
+    started from the committed ones; at every Newton iteration ``iterate(trial, u, v, update)``
+    revises the statuses when ``update`` and linearises the equations, returning
+    (:class:`MultiplierLinearization`, the indices of the nodes whose status changed, the term's
+    resisting force -force_rows^T lam (n_dofs,)); the integrator adds the multiplier correction to
+    ``trial.lam``. ``commit(trial, u, v, t)`` keeps a converged step; ``set_phase(phase, u)`` as for
+    ForceTerm. The project's contact terms do it in one compiled call (contact.multipliers); a term
+    written in Python runs as Python, once per Newton iterate.
     """
 
     def begin_step(self, u0: np.ndarray): ...
 
-    def update(self, trial, u: np.ndarray, v: np.ndarray) -> np.ndarray: ...
-
-    def linearize(self, trial, u: np.ndarray, v: np.ndarray) -> MultiplierLinearization: ...
+    def iterate(self, trial, u: np.ndarray, v: np.ndarray,
+                update: bool) -> tuple[MultiplierLinearization, np.ndarray, np.ndarray]: ...
 
     def commit(self, trial, u: np.ndarray, v: np.ndarray, t: float) -> None: ...
 
@@ -206,7 +208,7 @@ class MultiplierTerm(Protocol):
 
 
 def is_multiplier_term(term) -> bool:
-    return hasattr(term, "linearize") and hasattr(term, "begin_step")
+    return hasattr(term, "iterate") and hasattr(term, "begin_step")
 
 
 # ------------------------------------------------------------------------------------ state

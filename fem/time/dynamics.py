@@ -34,9 +34,10 @@ from fem.time import progress
 from fem.time.newmark import hht_residual, newmark_kinematics
 from fem.stage.energy import book_step, hht_scheme_force, newmark_dissipation
 from fem.model.assembly import Model
-from fem.time.newton import (ROUND_OFF, FrictionCreation, NewtonFailure, PhaseContext, any_node, evaluate_forces,
-                     make_context, multiplier_forces, newton_converged, oscillating_nodes, residual_scale, residuals,
-                     round_off_floor, solve_increment, start_phase, step_with_subdivision, term_books)
+from fem.time.newton import (ROUND_OFF, FrictionCreation, NewtonFailure, PhaseContext, any_node, csr_round_off_floor,
+                     evaluate_forces, make_context, multiplier_forces, newton_converged, oscillating_nodes,
+                     residual_scale, residuals, round_off_floor, solve_increment, start_phase, step_with_subdivision,
+                     term_books)
 from fem.stage.phase import (ConvergenceError, ForceTerm, MultiplierLinearization, MultiplierTerm, NewtonSettings, Phase,
                     SingularSystemError, State, StepResult, Subdivision, TermForces)
 from fem.stage.schemes import Static, Theta
@@ -137,7 +138,8 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
         # the round-off floor counts only once Newton stops gaining (computed then only: off the hot path)
         stalled = J is not None and worst > 0.5 * previous
         if newton_converged(ctx, worst, scale, not any(ch.size for ch in changed), it, momentum_rate,
-                            round_off_floor(ctx.system.matrix.matrix(J), u_J) if stalled else 0.0):
+                            csr_round_off_floor(J, ctx.system.matrix.col, ctx.system.matrix.indptr, u_J)
+                            if stalled else 0.0):
             break
         previous = worst
         oscillating = oscillating_nodes(ctx, trials)

@@ -174,9 +174,9 @@ def multiplier_forces(ctx: PhaseContext, trials, u, v, update: bool):
     each term's part of it (list)."""
     lins, changed, each = [], [], []
     for term, trial in zip(ctx.multipliers, trials):
-        changed.append(term.update(trial, u, v) if update else np.zeros(0, dtype=int))
-        lin = term.linearize(trial, u, v)
-        each.append(-lin.force_rows.transpose_times(trial.lam))
+        lin, moved, force = term.iterate(trial, u, v, update)
+        changed.append(moved)
+        each.append(force)
         lins.append(lin)
     return lins, changed, sum(each, np.zeros(ctx.model.n_dofs)), each
 
@@ -272,10 +272,15 @@ def round_off_floor(J: sp.csr_matrix, u: np.ndarray) -> float:
     """Smallest residual [N] a Newton iterate at u can show with the Newton matrix J (n, n):
     ROUND_OFF max_i sum_j |J_ij| |u_j|. It matters on very short steps, where J ~ M / (beta dt^2)
     turns the rounding of u (1e-16 |u|) into forces above a relative tolerance of the loads."""
-    if not J.nnz:
+    return csr_round_off_floor(J.data, J.indices, J.indptr, u)
+
+
+def csr_round_off_floor(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, u: np.ndarray) -> float:
+    """:func:`round_off_floor` of the CSR arrays of J (no matrix object made: the Newton loop's call)."""
+    if not data.size:
         return 0.0
-    rows = np.add.reduceat(np.abs(J.data) * np.abs(u[J.indices]), J.indptr[:-1])
-    rows[np.diff(J.indptr) == 0] = 0.0
+    rows = np.add.reduceat(np.abs(data) * np.abs(u[indices]), indptr[:-1])
+    rows[np.diff(indptr) == 0] = 0.0
     return ROUND_OFF * float(rows.max())
 
 
@@ -472,10 +477,11 @@ def solve_increment(system: NewtonSystem, J: np.ndarray, R_free: np.ndarray, lin
         if lins:
             links = SparseRows(columns, B, n).tocsr()
         sol = _solve(pattern.sparse(data), b, free, where, system.matrix.matrix(J), links)
-    if lins:
-        n_lam = np.cumsum([trial.lam.size for trial in trials])[:-1]
-        for trial, part in zip(trials, np.split(sol[R_free.size:], n_lam)):
-            trial.lam = trial.lam + part
+    start = R_free.size
+    for trial in trials:  # each term's multipliers, in the order of lins
+        end = start + trial.lam.size
+        trial.lam = trial.lam + sol[start:end]
+        start = end
     return sol[:R_free.size]
 
 

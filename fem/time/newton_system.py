@@ -123,9 +123,9 @@ class IterationMatrix:
         has_md = self._mass_damping_keys is not None
         md_map = self.md_map if has_md else _NO_SLOTS
         mass_damping = self.mass_damping if has_md else _NO_VALUES
-        w_rows = np.ndim(w) != 0
+        w_rows = isinstance(w, np.ndarray) and w.ndim != 0
         w = np.asarray(w, dtype=float).reshape(-1)
-        if np.ndim(c_v) == 0:  # c_k K + c_v C of the cells in one product (fem.model.continuum.combined_tangent)
+        if not (isinstance(c_v, np.ndarray) and c_v.ndim != 0):  # c_k K + c_v C of the cells in one product (fem.model.continuum.combined_tangent)
             at, values = _entries([(at, (c_k if which == "K" else c_v) * matrix.data)
                                    for (which, matrix), at in zip(extra, slots)])
             return _combined_data(forces.combined_tangent_data(c_k, c_v), self.k_whole, self.k_map, self.nnz,
@@ -238,6 +238,8 @@ class NewtonSystem:
             out = [np.concatenate([a, np.repeat(a[:, :1], k - a.shape[1], axis=1) if columns
                                    else np.zeros((a.shape[0], k - a.shape[1]))], axis=1)
                    if a.shape[1] < k else a for a in arrays]
+            if len(out) == 1:  # one term: its own array (read, never written)
+                return out[0]
             return np.concatenate(out) if out else np.zeros((0, k), dtype=np.int64 if columns else float)
 
         columns = padded([lin.force_rows.columns for lin in lins], True)
@@ -248,9 +250,10 @@ class NewtonSystem:
         A_rows = (np.concatenate([np.abs(lin.d_dlam).sum(axis=2).ravel() for lin in lins]) if lins
                   else np.zeros(0))
         pattern = self._pattern(columns, blocks)
-        weights = _NO_VALUES if np.ndim(force_weight) == 0 else np.asarray(force_weight, dtype=float)
+        per_dof = isinstance(force_weight, np.ndarray) and force_weight.ndim != 0
+        weights = np.asarray(force_weight, dtype=float) if per_dof else _NO_VALUES
         data = _mixed_data(J, m.free_slots, G, B, pattern.on_free, A, pattern.slot, pattern.nnz,
-                           float(force_weight) if np.ndim(force_weight) == 0 else 0.0, weights, columns)
+                           0.0 if per_dof else float(force_weight), weights, columns)
         return pattern, data, columns, B, A_rows
 
     def solve(self, pattern: MixedPattern, data: np.ndarray, b: np.ndarray):
