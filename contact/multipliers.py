@@ -106,7 +106,8 @@ from fem.model.assembly import Model
 from fem.model.sparsity import SparseRows
 
 from contact.state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
-from contact.zone import ContactError, ContactZone
+import contact.zone as zone_loops
+from contact.zone import ContactError, ContactGeometry, ContactZone
 
 logger = logging.getLogger(__name__)
 
@@ -211,12 +212,27 @@ class MultiplierContact:
         for cached_u, cached in self._rows_cache + ([self._committed] if self._committed else []):
             if cached_u.shape == u.shape and same_vector(cached_u, u):
                 return cached
-        geo = self.zone.geometry(self.points, u)
-        dofs, wn, wt = geo.local_rows()
-        n = u.size
-        ns, m = wn.shape
-        dofs2, G, gap = np.empty((2 * ns, m), dtype=np.int64), np.empty((2 * ns, m)), np.empty(ns)
-        interleave_rows(dofs, wn, wt, geo.gap, dofs2, G, gap)  # (normal, tangent) rows per node
+        zone, n = self.zone, u.size
+        if (zone.plane is None and zone.segments is None) or (zone.plane is None and not zone.segments.shape[0]) \
+                or self.points.shape != (n // 2, 2) or n % 2 or self.points.dtype != np.float64 \
+                or u.dtype != np.float64:
+            # node pairs (a geometry in numpy), and what ContactZone.geometry refuses with its message
+            geo = zone.geometry(self.points, u)
+            dofs, wn, wt = geo.local_rows()
+            ns, m = wn.shape
+            dofs2, G, gap = np.empty((2 * ns, m), dtype=np.int64), np.empty((2 * ns, m)), np.empty(ns)
+            interleave_rows(dofs, wn, wt, geo.gap, dofs2, G, gap)  # (normal, tangent) rows per node
+        else:  # a rigid plane or master segments: the geometry and its rows in one compiled call
+            ns, m = zone.size, (2 if zone.plane is not None else 6)
+            gap, normal, tangent, xi = np.empty(ns), np.empty((ns, 2)), np.empty((ns, 2)), np.empty(ns)
+            master, dofs, wn, wt = np.empty((ns, 2), dtype=np.int64), np.empty((ns, m), dtype=np.int64), \
+                np.empty((ns, m)), np.empty((ns, m))
+            dofs2, G, gap_inf = np.empty((2 * ns, m), dtype=np.int64), np.empty((2 * ns, m)), np.empty(ns)
+            plane = _NO_PLANE if zone.plane is None else np.array([*zone.plane.point, *zone.plane.normal])
+            segments = _NO_SEGMENTS if zone.plane is not None else zone.segments
+            zone_rows(self.points, u, zone.slave, segments, plane, zone.extension, zone.clearance, gap, normal, tangent,
+                      master, xi, dofs, wn, wt, dofs2, G, gap_inf)
+            geo, gap = ContactGeometry(zone.slave, gap, normal, tangent, master, xi), gap_inf
         entry = (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n), (SparseRows(dofs2, G, n), gap))
         self._rows_cache = [(u.copy(), entry)] + self._rows_cache[:ROWS_KEPT - 1]
         return entry
@@ -414,6 +430,35 @@ def interleave_rows(dofs, wn, wt, gap, dofs2, G, gap_inf):
         gap_inf[i] = gap[i] if math.isfinite(gap[i]) else np.inf
 
 
+#: the placeholders of the plane of a zone of master segments, and of the segments of a rigid plane's
+_NO_PLANE, _NO_SEGMENTS = np.zeros(4), np.zeros((0, 2), dtype=np.int64)
+
+
+@compiled.loop(calls=("contact.zone",), cache=True, error_model="numpy")
+def zone_rows(points, u, slave, segments, plane, extension, clearance, gap, normal, tangent, master, xi, dofs, wn, wt,
+              dofs2, G, gap_inf):
+    """The geometry of a zone in x = X + u and its rows, in one call: against the rigid plane
+    ``plane`` = (px, py, nx, ny) when ``segments`` is empty (contact.zone.plane_geometry, plane_rows;
+    master -1, xi 0), else against the master ``segments`` (contact.zone.segment_geometry, segment_rows;
+    master the nodes of each slave node's segment); then :func:`interleave_rows`. Fills gap, normal,
+    tangent, master, xi (ContactGeometry's arrays), dofs, wn, wt (ContactGeometry.local_rows) and dofs2,
+    G, gap_inf: the same values as those functions called one after the other."""
+    ns = slave.size
+    if segments.shape[0] == 0:
+        px, py, nx, ny = plane[0], plane[1], plane[2], plane[3]
+        zone_loops.plane_geometry(points, u, slave, px, py, nx, ny, clearance, gap, normal, tangent)
+        for i in range(ns):
+            master[i, 0], master[i, 1], xi[i] = -1, -1, 0.0
+        zone_loops.plane_rows(slave, normal, tangent, dofs, wn, wt)
+    else:
+        best = np.empty(ns, dtype=np.int64)
+        zone_loops.segment_geometry(points, u, slave, segments, extension, clearance, gap, normal, tangent, best, xi)
+        for i in range(ns):
+            master[i, 0], master[i, 1] = segments[best[i], 0], segments[best[i], 1]
+        zone_loops.segment_rows(slave, master, xi, normal, tangent, dofs, wn, wt)
+    interleave_rows(dofs, wn, wt, gap, dofs2, G, gap_inf)
+
+
 @compiled.loop(cache=True, error_model="numpy")
 def row_increments(dofs, values, u, u0, out):
     """out[r] = sum_k values[r, k] (u - u0)[dofs[r, k]]: the slip increment ds = Gt (u - u0),
@@ -580,6 +625,12 @@ def _load_compiled_loops() -> None:
     gap, lam, status = np.array([0.0, np.inf]), np.zeros(4), np.array([OPEN, SLIP])
     dofs2, G, gap_inf, ds = np.empty((4, 2), dtype=np.int64), np.empty((4, 2)), np.empty(2), np.empty(2)
     interleave_rows(dofs, values, values, gap, dofs2, G, gap_inf)
+    points, slave = np.zeros((3, 2)), np.array([0, 1], dtype=np.int64)
+    points[2, 0] = 1.0
+    for m, segments, plane in ((2, _NO_SEGMENTS, np.array([0.0, 0.0, 0.0, 1.0])), (6, np.array([[1, 2]]), _NO_PLANE)):
+        zone_rows(points, np.zeros(6), slave, segments, plane, 0.5, 0.0, np.empty(2), np.empty((2, 2)),
+                  np.empty((2, 2)), np.empty((2, 2), dtype=np.int64), np.empty(2), np.empty((2, m), dtype=np.int64),
+                  np.empty((2, m)), np.empty((2, m)), np.empty((4, m), dtype=np.int64), np.empty((4, m)), np.empty(2))
     row_increments(dofs, values, u, u, ds)
     same_vector(u, u)
     for held in (NO_MASK, np.ones(2, dtype=np.bool_)):

@@ -400,6 +400,26 @@ def test_one_iterate_is_update_linearize_and_the_force_in_one_call(kind, clearan
     assert revised > 0  # the statuses were revised somewhere: the comparison saw the rules act
 
 
+@pytest.mark.parametrize("kind, clearance", ZONES)
+def test_a_term_measures_its_zone_as_the_zone_does(kind, clearance):
+    """The geometry and rows a contact term keeps (one compiled call, contact.multipliers.zone_rows) are
+    bit for bit ContactZone.geometry and ContactGeometry.local_rows: gap, normal, tangent, master
+    nodes, projection parameter, rows, with nodes paired inside, beyond an end and unpaired."""
+    for seed in range(6):
+        points, zone = make_zone(kind, clearance, seed)
+        term = MultiplierContact(fake_model(points), zone, friction=0.2)
+        u = 0.05 * np.random.default_rng(200 + seed).standard_normal(points.size)
+        geo, Gn, Gt = term.rows(u)
+        want = zone.geometry(points, u)
+        dofs, wn, wt = want.local_rows()
+        for name in ("slave", "gap", "normal", "tangent", "master", "xi"):
+            a, b = getattr(geo, name), getattr(want, name)
+            assert a.shape == b.shape and a.tobytes() == b.tobytes(), name
+        for name, a, b in (("dofs", Gn.columns, dofs), ("normal rows", Gn.values, wn), ("tangent rows", Gt.values, wt),
+                           ("tangent dofs", Gt.columns, dofs)):
+            assert a.shape == b.shape and a.tobytes() == b.tobytes(), name
+
+
 def test_the_geometry_cache_follows_the_values_of_u_not_the_array():
     """rows(u) reuses a geometry for an equal u only: an array changed in place is measured again,
     and a copy of an earlier u finds its geometry."""
@@ -442,7 +462,7 @@ def test_kernels_run_compiled_unless_jit_is_disabled():
     disabled = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
     loops = {contact.zone: ("clip", "plane_geometry", "segment_geometry", "segment_rows", "plane_rows"),
              contact.multipliers: ("sign", "interleave_rows", "row_increments", "same_vector", "revise_statuses",
-                                   "linearize_equations", "iterate_equations")}
+                                   "linearize_equations", "iterate_equations", "zone_rows")}
     for module, names in loops.items():
         for name in names:
             compiled = hasattr(getattr(module, name), "signatures")
@@ -455,7 +475,7 @@ def test_the_loops_return_no_arrays(monkeypatch):
     SystemError, where a run stopped by Ctrl-C or SIGTERM must end cleanly."""
     loops = {contact.zone: ("plane_geometry", "segment_geometry", "segment_rows", "plane_rows"),
              contact.multipliers: ("interleave_rows", "row_increments", "same_vector", "revise_statuses",
-                                   "linearize_equations", "iterate_equations")}
+                                   "linearize_equations", "iterate_equations", "zone_rows")}
     returned = []
 
     def recording(name, loop):
@@ -476,6 +496,9 @@ def test_the_loops_return_no_arrays(monkeypatch):
         term.update(trial, w, None)
         term.linearize(trial, w, None)
         term.iterate(trial, w, None, True)
+    dofs, wn, wt = zone.geometry(points, u).local_rows()  # the loops zone_rows calls, called from Python
+    contact.multipliers.interleave_rows(dofs, wn, wt, np.zeros(zone.size), np.empty((2 * zone.size, 6), dtype=np.int64),
+                                        np.empty((2 * zone.size, 6)), np.empty(zone.size))
     plane_points, plane = make_zone("plane", 0.0, 6)
     plane.geometry(plane_points, np.zeros(plane_points.size)).local_rows()
     assert {name for name, _ in returned} == {name for names in loops.values() for name in names}
@@ -483,7 +506,7 @@ def test_the_loops_return_no_arrays(monkeypatch):
 
 
 UNCOMPILED = ("geometry_and_rows or degenerate or clearance_adds or status_revision or linearization_matches "
-              "or multiplier_contact_update or one_iterate or cache_follows or not_finite or return_no_arrays or kernels_run_compiled")
+              "or multiplier_contact_update or one_iterate or measures_its_zone or cache_follows or not_finite or return_no_arrays or kernels_run_compiled")
 
 
 def test_the_same_tests_pass_with_the_loops_uncompiled():
