@@ -33,7 +33,7 @@ PARTS = ((dynamics, "_newton_step", "_newton_step (whole step)"), (dynamics, "so
          (newton_system.NewtonSystem, "assemble", "  mixed matrix fill"), (newton_system.NewtonSystem, "solve", "  solve"),
          (newton, "redundant_equations", "  redundant equations"), (newton_system.IterationMatrix, "data", "Newton matrix"),
          (dynamics, "multiplier_forces", "contact terms"), (dynamics, "evaluate_forces", "forces"),
-         (dynamics, "residuals", "residuals"), (dynamics, "residual_scale", "scales"),
+         (newton, "momentum_norms", "residuals and scale"),
          (dynamics, "oscillating_nodes", "status oscillation check"), (dynamics, "newton_converged", "convergence test"))
 
 

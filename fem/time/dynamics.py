@@ -31,7 +31,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from fem.time import progress
-from fem.time.newmark import hht_residual, newmark_kinematics
+from fem.time import newmark, newton
 from fem.stage.energy import book_step, hht_scheme_force, newmark_dissipation
 from fem.model.assembly import Model
 from fem.time.newton import (ROUND_OFF, FrictionCreation, NewtonFailure, PhaseContext, any_node, csr_round_off_floor,
@@ -83,7 +83,7 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
         quasi_static = model.massless_dofs  # fem.model.mass: no Newmark recursion, v = [u] / dt, a = 0
 
         def kinematics(u):
-            return newmark_kinematics(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static)
+            return newmark.newmark_kinematics(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static)
 
         predictor = settings.predictor  # the first iterate (NewtonSettings.predictor)
         if predictor == "constant_acceleration":
@@ -129,11 +129,16 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
         forces, f_terms, tangents, each = evaluate_forces(ctx, u, v, t1, tangent=True)
         lins, changed, f_mult, each_mult = multiplier_forces(ctx, trials, u, v, update=True)
         f_terms = f_terms + f_mult
-        g, Ma, R = hht_residual(forces.internal, forces.damping, f_terms, f_ext, M.indptr, M.indices, M.data, a,
-                                weights1, weights0, g0)
-        R_free, c, res, res_c = residuals(R, free, lins, it)
-        reactions_c = (Ma + g)[cdofs]
-        scale = residual_scale(f_ext, reactions_c, forces.internal, forces.damping, f_terms, Ma)
+        g, Ma, R = newmark.hht_residual(forces.internal, forces.damping, f_terms, f_ext, M.indptr, M.indices, M.data,
+                                        a, weights1, weights0, g0)
+        c = (lins[0].residual if len(lins) == 1 else np.concatenate([lin.residual for lin in lins])) if lins \
+            else _NO_EQUATIONS
+        R_free, reactions_c, norms = np.empty(free.size), np.empty(cdofs.size), np.empty(3)
+        newton.momentum_norms(R, free, c, Ma, g, cdofs, f_ext, forces.internal, forces.damping, f_terms, R_free,
+                              reactions_c, norms)
+        res, res_c, scale = float(norms[0]), float(norms[1]), float(norms[2])
+        if not np.isfinite(res + res_c):
+            raise NewtonFailure(res, int(free[0]) if free.size else 0, it)
         worst = max(res, res_c)
         # the round-off floor counts only once Newton stops gaining (computed then only: off the hot path)
         stalled = J is not None and worst > 0.5 * previous
@@ -233,6 +238,10 @@ def _illinois(f, ta: float, fa: float, tb: float, fb: float, done, probes: int, 
                 fa *= 0.5
             side = 1
     return ta, fa_true, tb, fb_true
+
+
+#: the multiplier equations of a step without multiplier terms
+_NO_EQUATIONS = np.zeros(0)
 
 
 class _ReleaseEvent(Exception):

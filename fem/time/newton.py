@@ -247,9 +247,34 @@ def _load_compiled_loops() -> None:
     """Call each loop once in the types of a run, when a run starts (fem.compiled.load): numba loads
     them from its cache before the run reports "running", not at its first step."""
     largest_abs(np.ones(2))
+    x, at = np.ones(2), np.arange(2, dtype=np.int64)
+    momentum_norms(x, at, x, x, x, at, x, x, x, x, np.empty(2), np.empty(2), np.empty(3))
+    momentum_norms(x, at, np.zeros(0), x, x, at, x, x, x, x, np.empty(2), np.empty(2), np.empty(3))
     B = np.ones((2, 2))
     _redundant_rows(B, np.zeros((2, 2), dtype=np.int64), np.ones((2, 2), dtype=np.bool_), np.array([False, True]),
                     REDUNDANT, np.empty(2, dtype=np.bool_))
+
+@compiled.loop(cache=True, error_model="numpy")
+def momentum_norms(R, free, c, Ma, g, cdofs, f_ext, internal, damping, f_terms, R_free, reactions_c, norms):
+    """The Newmark/HHT iterate's residuals and their scale in one pass (fem.time.dynamics): fills
+    R_free = R[free] (n_f,), reactions_c = (M a + g)[cdofs] and norms (3,) = (||R_free||_inf,
+    ||c||_inf (0 when empty), the scale of :func:`residual_scale` over f_ext, reactions_c, the internal,
+    damping and term forces and M a): the values of :func:`residuals` and :func:`residual_scale`, NaN
+    included (the largest of the scales taken as Python's max takes it)."""
+    for i in range(free.size):
+        R_free[i] = R[free[i]]
+    for i in range(cdofs.size):
+        reactions_c[i] = Ma[cdofs[i]] + g[cdofs[i]]
+    norms[0] = largest_abs(R_free) if R_free.size else 0.0
+    norms[1] = largest_abs(c) if c.size else 0.0
+    scale, first = 0.0, True
+    for v in (f_ext, reactions_c, internal, damping, f_terms, Ma):
+        if v.size:
+            x = largest_abs(v)
+            if first or x > scale:
+                scale, first = x, False
+    norms[2] = scale
+
 
 def residuals(R: np.ndarray, free: np.ndarray, lins, iteration: int):
     """Free part of the momentum residual, the multiplier equations, and their largest values;
