@@ -364,9 +364,10 @@ class MultiplierContact:
     def commit(self, trial: TrialContact, u: np.ndarray, v: np.ndarray, t: float) -> None:
         self._work, ds = self._trial_work(trial, u)
         moved = np.where(trial.status == SLIP, ds, 0.0)
-        for node, old, new in zip(self.nodes[trial.status != self._status], self._status[trial.status != self._status],
-                                  trial.status[trial.status != self._status]):
-            logger.info("t = %.9g s: contact node %d %s -> %s", t, node, STATUS_NAMES[old], STATUS_NAMES[new])
+        turned = trial.status != self._status
+        if turned.any():
+            for node, old, new in zip(self.nodes[turned], self._status[turned], trial.status[turned]):
+                logger.info("t = %.9g s: contact node %d %s -> %s", t, node, STATUS_NAMES[old], STATUS_NAMES[new])
         self._lam, self._status, self._direction = trial.lam.copy(), trial.status.copy(), trial.direction.copy()
         self._slip = self._slip + moved
         self._time = t

@@ -278,11 +278,31 @@ def test_the_scatter_is_numpys_bincount_bit_for_bit():
         assert reordered.tobytes() != want.tobytes() or m < 10  # the test sees the order
 
 
+def test_the_smallest_determinant_is_numpys_min_of_det_f():
+    """continuum.smallest_determinant (the check that refuses an element turned inside out) is
+    np.min(F_00 F_11 - F_01 F_10) over the points of a field: the same float over 10 decades, NaN
+    where numpy gives NaN, and it sees the one inverted point among many."""
+    from fem.model.assembly import jacobian
+    rng = np.random.default_rng(6)
+    for _ in range(300):
+        nq, ne = int(rng.integers(1, 5)), int(rng.integers(1, 40))
+        F = np.ascontiguousarray(rng.standard_normal((2, 2, nq, ne)) * 10 ** rng.uniform(-5, 5))
+        if rng.random() < 0.1:
+            F[rng.integers(0, 2), rng.integers(0, 2), rng.integers(0, nq), rng.integers(0, ne)] = np.nan
+        want, got = float(np.min(jacobian(F))), continuum.smallest_determinant(F)
+        assert got == want or (np.isnan(want) and np.isnan(got))
+    F = np.zeros((2, 2, 4, 30))
+    F[0, 0] = F[1, 1] = 1.0
+    F[0, 0, 2, 17] = -0.5  # one point turned inside out
+    assert continuum.smallest_determinant(F) == -0.5
+
+
 def test_the_kernels_run_compiled_unless_numba_jit_is_disabled():
     """Compiled in the default suite; plain Python functions under NUMBA_DISABLE_JIT=1."""
     disabled = bool(numba.config.DISABLE_JIT)
     assert disabled == (os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"))
-    for loop in (continuum._forces, continuum._cell_matrices, continuum._energy, continuum.add_scattered):
+    for loop in (continuum._forces, continuum._cell_matrices, continuum._energy, continuum.add_scattered,
+                 continuum.smallest_determinant):
         assert hasattr(loop, "py_func") != disabled
 
 
@@ -292,6 +312,7 @@ def test_the_loops_run_as_python_under_numba_disable_jit():
     this = Path(__file__).relative_to(ROOT)
     nodes = [f"{this}::test_the_kernels_run_compiled_unless_numba_jit_is_disabled",
              f"{this}::test_the_scatter_is_numpys_bincount_bit_for_bit",
+             f"{this}::test_the_smallest_determinant_is_numpys_min_of_det_f",
              *(f"{this}::test_compiled_kernels_equal_the_einsum_reference[quad-{kin}]" for kin in KINEMATICS)]
     env = dict(os.environ, NUMBA_DISABLE_JIT="1")
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", *nodes],

@@ -404,7 +404,7 @@ class ForceEvaluation:
         for state in self._states:
             F = state.F
             if F is not None and F.size:
-                smallest = min(smallest, float(np.min(jacobian(F))))
+                smallest = min(smallest, float(continuum.smallest_determinant(F)))  # np.min(jacobian(F))
         return smallest
 
     def strain_energy(self) -> float:

@@ -406,9 +406,25 @@ def strain_energy(k: ContinuumKernel, state: KernelState) -> float:
     return float(_energy(state.S, state.E, k.dvol))
 
 
+@compiled.loop(cache=True, error_model="numpy")
+def smallest_determinant(F):
+    """min over the points of J = det F = F_00 F_11 - F_01 F_10 of a field F (2, 2, nq, ne), NaN when one
+    is NaN (numpy's min of fem.model.assembly.jacobian(F)); +inf for no point."""
+    out = np.inf
+    for q in range(F.shape[2]):
+        for e in range(F.shape[3]):
+            J = F[0, 0, q, e] * F[1, 1, q, e] - F[0, 1, q, e] * F[1, 0, q, e]
+            if J < out or J != J:
+                out = J
+                if J != J:
+                    return out
+    return out
+
+
 @compiled.warm_up
 def _load_compiled_loops() -> None:
     """Call the scatter once in the types of a run, when a run starts (fem.compiled.load): numba loads it
     from its cache before the run reports "running", not at its first step (the cell loops are loaded
     when the model is built)."""
     add_scattered(np.zeros(2), np.zeros(2, dtype=np.int64), np.ones(2))
+    smallest_determinant(np.ones((2, 2, 1, 2)))

@@ -119,7 +119,7 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
     if quasi_static.size and not static:
         c_v = np.full(model.n_dofs, cv)
         c_v[quasi_static] = 1.0 / dt
-    Mv0 = M @ v0
+    Mv0 = newmark.mass_times(M.indptr, M.indices, M.data, v0)  # M @ v0
     momentum_rate = residual_scale(Mv0) / dt if not static else 0.0  # free-flight scale, per step
     ctx.energy_scale = max(ctx.energy_scale, 0.5 * float(v0 @ Mv0))
     weights1, weights0 = np.asarray(w1, dtype=float).reshape(-1), np.asarray(w0, dtype=float).reshape(-1)
@@ -181,8 +181,8 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
         # round-off floor: the work the step's largest force would do over its largest increment or
         # displacement (a block at rest on a moving table has no kinetic energy to compare with, and
         # the slips, differences of displacements, carry round-off relative to the displacements)
-        reach = max(np.max(np.abs(du_step), initial=0.0), np.max(np.abs(u), initial=0.0))
-        floor = ROUND_OFF_WORK * float(np.max(np.abs(f_ext), initial=0.0) * reach)
+        reach = residual_scale(du_step, u)  # max |.| over both (0 for none): np.max(np.abs(.), initial=0.0)'s
+        floor = ROUND_OFF_WORK * float(residual_scale(f_ext) * reach)
         if created > max(FRICTION_CREATION * ctx.energy_scale, floor):
             raise FrictionCreation(created, 0, it, f"friction would give back {created:.3e} J")
     reactions = np.zeros(model.n_dofs)

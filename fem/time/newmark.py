@@ -12,7 +12,7 @@ Residual (HHT weights w1, w0 per dof, or one number each)::
 
     g = f_int + f_damp + f_terms - f_ext,   R = M a + w1 g - w0 g_n
 
-Shapes (n_dofs,); M given by its CSR arrays.
+and the product M x of a step's start (:func:`mass_times`). Shapes (n_dofs,); M given by its CSR arrays.
 """
 from __future__ import annotations
 
@@ -53,6 +53,19 @@ def hht_residual(internal, damping, f_terms, f_ext, indptr, indices, data, a, w1
     return g, Ma, R
 
 
+@compiled.loop(cache=True, error_model="numpy")
+def mass_times(indptr, indices, data, x):
+    """M x (n_dofs,) from M's CSR arrays, each row summed from 0 in storage order (scipy's product)."""
+    n = indptr.size - 1
+    out = np.empty(n)
+    for i in range(n):
+        s = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            s += data[p] * x[indices[p]]
+        out[i] = s
+    return out
+
+
 @compiled.warm_up
 def _load_compiled_loops() -> None:
     """Call each loop once in the types of a run, when a run starts (fem.compiled.load): numba loads
@@ -61,3 +74,4 @@ def _load_compiled_loops() -> None:
     newmark_kinematics(x, x, x, x, 1.0, 1.0, 0.25, 0.5, qs)
     indptr, indices = np.array([0, 1, 2], dtype=np.int32), np.array([0, 1], dtype=np.int32)
     hht_residual(x, x, x, x, indptr, indices, x, x, np.ones(1), np.zeros(1), x)
+    mass_times(indptr, indices, x, x)
