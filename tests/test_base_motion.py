@@ -155,6 +155,22 @@ def test_one_instant_at_a_time_gives_the_values_of_the_whole_series(name):
             assert value == pytest.approx(series[k][where[float(t)]], rel=1e-14, abs=1e-15 * scale), (k, t)
 
 
+@pytest.mark.parametrize("name", ANALYTIC)
+def test_the_acceleration_alone_is_the_states_bit_for_bit(name):
+    """The acceleration asked alone at an instant (History._acceleration where a closed form has one:
+    the table-frame load of every step) is bit for bit the a of the whole state, inside and after a
+    smooth start, at the motion's ends, before 0 and long after; and asking v or d afterwards at the
+    same instant gives the whole state's values (a stale acceleration-only cache would not)."""
+    h = ANALYTIC[name]
+    times = np.concatenate([np.random.default_rng(3).uniform(-1.0, 8.0, 400), [0.0, -0.0, 0.4, 1.0 / F, 2.5 / F]])
+    for t in times:
+        t = float(t)
+        whole = tuple(float(x) for x in h._state(np.asarray(t)))
+        a = h.acceleration(t)
+        assert a == whole[0] or (math.isnan(a) and math.isnan(whole[0])), t
+        assert (h.velocity(t), h.displacement(t), h.acceleration(t)) == (whole[1], whole[2], whole[0]), t
+
+
 @pytest.mark.parametrize("smooth_start", (0.0, 0.3))
 def test_the_constants_a_history_keeps_are_its_own(smooth_start):
     """A closed form keeps its constants (the shifts at the ramp's end, the velocity at the motion's

@@ -52,6 +52,7 @@ class HistoryWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.columns: tuple[str, ...] = tuple(columns)
         self._colset = frozenset(columns)
+        self._line = ",".join(["%.17g"] * len(columns)) + "\n"
         self.n_rows = 0
         self._f = output_folder.open_new(self.path, "w", encoding="utf-8", newline="")
         self._f.write(",".join(self.columns) + "\n")
@@ -79,15 +80,16 @@ class HistoryWriter:
         """
         if self._f.closed:
             raise RuntimeError(f"history {self.path} is closed")
-        missing = [c for c in self.columns if c not in row]
-        if missing:
-            raise ValueError(f"history row is missing column(s) {missing} (file {self.path})")
-        extra = sorted(str(k) for k in row if k not in self._colset)
-        if extra:
+        if row.keys() != self._colset:
+            missing = [c for c in self.columns if c not in row]
+            if missing:
+                raise ValueError(f"history row is missing column(s) {missing} (file {self.path})")
+            extra = sorted(str(k) for k in row if k not in self._colset)
             raise ValueError(
                 f"history row has unknown key(s) {extra}; columns are {list(self.columns)}"
             )
-        line = ",".join(format(float(row[c]), ".17g") for c in self.columns) + "\n"
+        # "%.17g" % x is format(x, ".17g"), one format for the whole line
+        line = self._line % tuple(map(float, map(row.__getitem__, self.columns)))
         try:
             self._f.write(line)
             self._f.flush()

@@ -79,6 +79,14 @@ def _sines(t: np.ndarray, terms) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return a, v, d
 
 
+def _sines_acceleration(t: np.ndarray, terms) -> np.ndarray:
+    """The a of :func:`_sines` alone (the same operations)."""
+    a = np.zeros_like(t)
+    for c, w in terms:
+        a = a + c * np.sin(w * t)
+    return a
+
+
 def _kept(history, name: str, compute: Callable):
     """``compute()`` once per history, kept in its ``__dict__`` under ``name`` (a cache, not a field:
     equality, ``replace`` and the fields are those of the parameters): the constants of a closed form
@@ -89,6 +97,12 @@ def _kept(history, name: str, compute: Callable):
         value = compute()
         object.__setattr__(history, name, value)  # the frozen dataclasses' way round
     return value
+
+
+def _truncated_acceleration(unbounded_acceleration: Callable, t: np.ndarray, t_end: float) -> np.ndarray:
+    """The a of :func:`_truncated` alone (the same operations), from the a of ``unbounded``."""
+    a = unbounded_acceleration(np.clip(t, 0.0, t_end))
+    return np.where((t >= 0.0) & (t <= t_end), a, 0.0)
 
 
 def _truncated(unbounded: Callable, t: np.ndarray, t_end: float, owner=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -221,6 +235,19 @@ class Harmonic(History):
     def _state(self, t):
         return _truncated(self._unbounded, t, self.duration, self)
 
+    def _unbounded_acceleration(self, t: np.ndarray):
+        A, w = self.amplitude, self.omega
+        plain = _sines_acceleration(t, ((A, w),))
+        Ts = self.smooth_start
+        if Ts == 0.0:
+            return plain
+        p = math.pi / Ts
+        ramped = _sines_acceleration(np.minimum(t, Ts), ((0.5 * A, w), (-0.25 * A, w + p), (-0.25 * A, w - p)))
+        return np.where(t > Ts, plain, ramped)
+
+    def _acceleration(self, t):
+        return _truncated_acceleration(self._unbounded_acceleration, t, self.duration)
+
 
 @dataclass(frozen=True)
 class _OneCyclePulse(History):
@@ -249,8 +276,14 @@ class _OneCyclePulse(History):
     def _unbounded(self, t):
         raise NotImplementedError
 
+    def _unbounded_acceleration(self, t):
+        raise NotImplementedError
+
     def _state(self, t):
         return _truncated(self._unbounded, t, self.duration, self)
+
+    def _acceleration(self, t):
+        return _truncated_acceleration(self._unbounded_acceleration, t, self.duration)
 
 
 @dataclass(frozen=True)
@@ -270,6 +303,9 @@ class SinePulse(_OneCyclePulse):
 
     def _unbounded(self, t):
         return _sines(t, ((self.amplitude, 2.0 * math.pi * self.frequency),))
+
+    def _unbounded_acceleration(self, t):
+        return _sines_acceleration(t, ((self.amplitude, 2.0 * math.pi * self.frequency),))
 
 
 @dataclass(frozen=True)
@@ -291,6 +327,9 @@ class CosinePulse(_OneCyclePulse):
     def _unbounded(self, t):
         A, w = self.amplitude, 2.0 * math.pi * self.frequency
         return A * np.cos(w * t), A * _sin_over(w, t), A * _one_minus_cos_over(w, t, 2)
+
+    def _unbounded_acceleration(self, t):
+        return self.amplitude * np.cos(2.0 * math.pi * self.frequency * t)
 
 
 @dataclass(frozen=True)

@@ -40,13 +40,24 @@ class History:
     def _state(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         raise NotImplementedError
 
+    #: ``_acceleration(t) -> a``, the first of ``_state(t)`` computed alone, the same bits (None: the
+    #: whole state is computed): a table-frame run asks for the acceleration alone at most instants
+    _acceleration = None
+
     def _at(self, t, k: int):
         """Component k (0: a, 1: v, 2: d) at t: a float for a scalar t (the last instant's state
-        kept), an array of t's shape otherwise."""
+        kept; the acceleration alone when that is what is asked and the history can), an array of
+        t's shape otherwise."""
         if np.ndim(t) != 0:
             return self._state(_times(t))[k]
         t = float(t)
         last = self.__dict__.get("_last_instant")  # (t, (a, v, d)); a cache, not a field
+        if k == 0 and self._acceleration is not None and (last is None or last[0] != t):
+            alone = self.__dict__.get("_last_acceleration")  # (t, a)
+            if alone is None or alone[0] != t:
+                alone = (t, float(self._acceleration(np.asarray(t))))
+                object.__setattr__(self, "_last_acceleration", alone)
+            return alone[1]
         if last is None or last[0] != t:
             last = (t, tuple(float(x) for x in self._state(np.asarray(t))))
             object.__setattr__(self, "_last_instant", last)  # the frozen dataclasses' way round
