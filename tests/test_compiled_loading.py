@@ -138,3 +138,21 @@ def test_a_cached_loop_is_compiled_again_when_a_module_it_calls_changes(tmp_path
     os.utime(callee, (stat.st_atime, stat.st_mtime + 10.0))  # a later edit, whatever the clock's grain
     assert _run(PROBE, PYTHONPATH=path) == "6.0 1 0"  # stale: compiled again, with the new callee
     assert _run(PROBE, PYTHONPATH=path) == "6.0 0 1"
+
+
+def test_a_second_run_loads_every_loop_from_the_cache(tmp_path):
+    """A run in a new process after another one compiles nothing: every loop it calls (contact, continuum,
+    Newmark, the Newton system's fills, the dense LU bound to LAPACK by name) comes from numba's cache
+    (NUMBA_DEBUG_CACHE: "data loaded", never "data saved"). The first run may compile (a fresh checkout:
+    about 15 s, docs/performance.md); the second pays none of it."""
+    command = [sys.executable, "cases/shaking_table.py", "--excitation", "sine-pulse", "--amplitude-g", "0.3",
+               "--frequency-hz", "2", "--t-end", "0.15", "--no-paraview", "--quiet"]
+    said = []
+    for k in range(2):
+        done = subprocess.run([*command, "--out", str(tmp_path / f"run{k}")], cwd=ROOT, capture_output=True, text=True,
+                              env={**os.environ, "NUMBA_DEBUG_CACHE": "1", "NUMBA_DISABLE_JIT": "0"}, timeout=900)
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+        said.append(done.stdout + done.stderr)
+    loaded = said[1].count("[cache] data loaded")
+    assert loaded >= 20, said[1][-2000:]  # the loops of a run, each loaded
+    assert "[cache] data saved" not in said[1], [line for line in said[1].splitlines() if "saved" in line][:5]
