@@ -30,8 +30,8 @@ DEFAULT = ["--excitation", "harmonic", "--amplitude-g", "0.6", "--frequency-hz",
            "--no-paraview", "--quiet"]
 #: (owner, attribute, label) of each part timed
 PARTS = ((dynamics, "_newton_step", "_newton_step (whole step)"), (dynamics, "solve_increment", "solve_increment"),
-         (newton_system.NewtonSystem, "assemble", "  mixed matrix fill"), (newton_system.NewtonSystem, "solve", "  solve"),
-         (newton, "redundant_equations", "  redundant equations"), (newton_system.IterationMatrix, "data", "Newton matrix"),
+         (newton_system.NewtonSystem, "correction", "  mixed matrix fill and dense solve"),
+         (newton_system.NewtonSystem, "solve", "  solve by SuperLU"), (newton_system.IterationMatrix, "data", "Newton matrix"),
          (dynamics, "multiplier_forces", "contact terms"), (dynamics, "evaluate_forces", "forces"),
          (newton, "momentum_norms", "residuals and scale"),
          (dynamics, "oscillating_nodes", "status oscillation check"), (dynamics, "newton_converged", "convergence test"))

@@ -141,8 +141,8 @@ MUTATIONS = (
     _m("support reactions computed with the wrong sign", "fem/time/dynamics.py",
        "    reactions[cdofs] = reactions_c\n", "    reactions[cdofs] = -reactions_c\n",
        "tests/test_paraview_fields.py::test_reactions_and_contact_forces_balance_the_momentum"),
-    # ---- fem/time/newton.py: the redundancy of a multiplier equation with the supports
-    _m("redundant equations: the stick row's projection on its normal row dropped", "fem/time/newton.py",
+    # ---- fem/time/newton_system.py: the redundancy of a multiplier equation with the supports
+    _m("redundant equations: the stick row's projection on its normal row dropped", "fem/time/newton_system.py",
        "along = nt / nn if nn > 0 else 0.0", "along = 0.0",
        "tests/test_sdnv105_tilt.py", "tests/test_newton_system.py::test_the_redundancy_loop_decides_as_its_vectorised_definition"),
     # ---- fem/time/newton_system.py: the compiled fills of the Newton matrix and the mixed matrix

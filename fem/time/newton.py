@@ -28,7 +28,7 @@ from fem.stage.energy import StepWork, trapezoid
 from fem.loads.applied import ResolvedConstraints, ResolvedLoads, resolve_constraints, resolve_loads
 from fem.time.memory import keep_freed_memory
 from fem.model.assembly import Model
-from fem.time.newton_system import NewtonSystem
+from fem.time.newton_system import REDUNDANT, NewtonSystem, redundant_equations  # noqa: F401 (re-exported)
 from fem.stage.phase import (ConvergenceError, ForceTerm, MultiplierTerm, Phase, SingularSystemError, State,
                     is_multiplier_term)
 from fem.stage.schemes import Static
@@ -250,9 +250,6 @@ def _load_compiled_loops() -> None:
     x, at = np.ones(2), np.arange(2, dtype=np.int64)
     momentum_norms(x, at, x, x, x, at, x, x, x, x, np.empty(2), np.empty(2), np.empty(3))
     momentum_norms(x, at, np.zeros(0), x, x, at, x, x, x, x, np.empty(2), np.empty(2), np.empty(3))
-    B = np.ones((2, 2))
-    _redundant_rows(B, np.zeros((2, 2), dtype=np.int64), np.ones((2, 2), dtype=np.bool_), np.array([False, True]),
-                    REDUNDANT, np.empty(2, dtype=np.bool_))
 
 @compiled.loop(cache=True, error_model="numpy")
 def momentum_norms(R, free, c, Ma, g, cdofs, f_ext, internal, damping, f_terms, R_free, reactions_c, norms):
@@ -404,73 +401,7 @@ def _quasi_static_start(ctx: "PhaseContext", u: np.ndarray, v: np.ndarray, t: fl
     return u
 
 
-#: a multiplier equation is redundant with the imposed dofs when what it adds on the free dofs is at
-#: most this fraction of its row
-REDUNDANT = 1e-8
-
-
-def redundant_equations(B: np.ndarray, columns: np.ndarray, on_free: np.ndarray, blocks) -> np.ndarray:
-    """(n_m,) bool: multiplier equations whose rows B (n_m, k) on ``columns`` (n_m, k) add nothing
-    on the free dofs (``on_free`` (n_m, k)) to the equations before them in their node's block
-    (``blocks``: (rows, block size) per term): the row's free part, less its projection on the free
-    parts of the earlier rows of the block, is at most REDUNDANT of the whole row (Euclidean norms;
-    the loop :func:`_redundant_rows`).
-
-    A node sticking where its tangential dofs are imposed (SDNV105's tilt: O1 with DX held on a
-    table node whose DX is held) has a stick row whose free part is the normal row's, scaled by the
-    tangent's round-off angle (1e-6): two equations on one free quantity, whose mixed system is
-    singular to working precision (reciprocal condition 1e-44), not merely an equation on imposed
-    dofs alone."""
-    paired = np.zeros(B.shape[0], dtype=np.bool_)  # the tangent row of a 2-row block
-    start = 0
-    for rows, size in blocks:
-        if size == 2:
-            paired[start + 1:start + rows:2] = True
-        start += rows
-    out = np.empty(B.shape[0], dtype=np.bool_)
-    _redundant_rows(B, columns, on_free, paired, REDUNDANT, out)
-    return out
-
-
-@compiled.loop(cache=True, error_model="numpy")
-def _redundant_rows(B, columns, on_free, paired, tolerance, out):
-    """The test of :func:`redundant_equations`, row by row: ``paired[i]`` marks a tangent row whose
-    normal row is row i - 1. Sums of squares run from the first term on, as numpy's row sums of up
-    to 7 terms do (the same bits as the vectorised form this replaced)."""
-    n, k = B.shape
-    for i in range(n):
-        whole = B[i, 0] * B[i, 0]
-        for j in range(1, k):
-            whole += B[i, j] * B[i, j]
-        fi0 = B[i, 0] if on_free[i, 0] else 0.0
-        own = fi0 * fi0
-        for j in range(1, k):
-            f = B[i, j] if on_free[i, j] else 0.0
-            own += f * f
-        own = np.sqrt(own)
-        if paired[i]:
-            same = True
-            for j in range(k):
-                if columns[i, j] != columns[i - 1, j]:
-                    same = False
-            if same:
-                fn0 = B[i - 1, 0] if on_free[i - 1, 0] else 0.0
-                nn, nt = fn0 * fn0, fn0 * fi0
-                for j in range(1, k):
-                    fn = B[i - 1, j] if on_free[i - 1, j] else 0.0
-                    ft = B[i, j] if on_free[i, j] else 0.0
-                    nn += fn * fn
-                    nt += fn * ft
-                along = nt / nn if nn > 0 else 0.0
-                r0 = fi0 - along * fn0
-                rest = r0 * r0
-                for j in range(1, k):
-                    fn = B[i - 1, j] if on_free[i - 1, j] else 0.0
-                    ft = B[i, j] if on_free[i, j] else 0.0
-                    r = ft - along * fn
-                    rest += r * r
-                own = np.sqrt(rest)
-        out[i] = own <= tolerance * np.sqrt(whole)
+_NO_MULTIPLIERS = np.zeros(0)
 
 
 def solve_increment(system: NewtonSystem, J: np.ndarray, R_free: np.ndarray, lins, trials, c: np.ndarray,
@@ -484,18 +415,9 @@ def solve_increment(system: NewtonSystem, J: np.ndarray, R_free: np.ndarray, lin
     round-off; :func:`redundant_equations`), e.g. sticking at a node whose tangential dofs are
     imposed, is redundant with the support: its multiplier is set to zero.
     """
-    pattern, data, columns, B, A_rows = system.assemble(J, lins, force_weight)
-    kinematic = A_rows == 0  # equations on the displacements alone (a closed normal, a stick)
-    if lins and kinematic.any():
-        blocks = [(lin.d_dlam.shape[0] * lin.d_dlam.shape[1], lin.d_dlam.shape[1]) for lin in lins]
-        redundant = np.flatnonzero(redundant_equations(B, columns, pattern.on_free, blocks) & kinematic)
-        if redundant.size:
-            lam_all = np.concatenate([trial.lam for trial in trials])
-            data[pattern.a_diagonal[redundant]] += 1.0
-            c = c.copy()
-            c[redundant] = lam_all[redundant]
-    b = -np.concatenate([R_free, c])
-    sol = system.solve(pattern, data, b)
+    lam = (trials[0].lam if len(trials) == 1 else np.concatenate([trial.lam for trial in trials])) if trials \
+        else _NO_MULTIPLIERS
+    sol, pattern, data, b, columns, B = system.correction(J, lins, force_weight, R_free, c, lam)
     if sol is None:  # a zero pivot or a non-finite solution: SuperLU's answer, and the diagnosis
         free, n = system.matrix.free, system.matrix.n
         links = None

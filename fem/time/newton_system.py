@@ -158,6 +158,18 @@ class MixedPattern:
         r_m = np.repeat(np.arange(nm, dtype=np.int64), k).reshape(nm, k)[self.on_free] + nf
         c_f = fidx[self.on_free]
         a_r, a_c, diag = [], [], []
+        #: per multiplier equation: where its row of A's block starts in A's data, the block size, and
+        #: whether it is the tangent row of a 2-row block (its normal row the one before)
+        self.row_start, self.row_size = np.zeros(nm, dtype=np.int64), np.ones(nm, dtype=np.int64)
+        self.paired = np.zeros(nm, dtype=np.bool_)
+        offset, row = 0, 0
+        for rows, b in blocks:
+            local = np.arange(rows, dtype=np.int64)
+            self.row_start[row:row + rows] = offset + (local // b) * b * b + (local % b) * b
+            self.row_size[row:row + rows] = b
+            if b == 2:
+                self.paired[row + 1:row + rows:2] = True
+            offset, row = offset + rows * b, row + rows
         start = nf
         for rows, b in blocks:
             base = start + b * np.repeat(np.arange(rows // b, dtype=np.int64), b * b)
@@ -229,16 +241,51 @@ class NewtonSystem:
 
     def assemble(self, J: np.ndarray, lins, force_weight):
         """The mixed system for J's data (nnz,) and the multiplier terms' linearisations ``lins``
-        (fem.time.dynamics.MultiplierLinearization): (pattern, CSC data, columns (n_m, k), B values
-        (n_m, k), A's diagonal blocks' row sums of |A| (n_m,)). Without multipliers: J_ff alone."""
+        (fem.time.dynamics.MultiplierLinearization), before the redundant equations are made trivial:
+        (pattern, CSC data, columns (n_m, k), B values (n_m, k)). Without multipliers: J_ff alone. (The
+        Newton loop's call is :meth:`correction`; this one is for tests and benchmarks.)"""
         m = self.matrix
+        columns, G, B, blocks, A = self._rows(lins)
+        pattern = self._pattern(columns, blocks)
+        per_dof = isinstance(force_weight, np.ndarray) and force_weight.ndim != 0
+        weights = np.asarray(force_weight, dtype=float) if per_dof else _NO_VALUES
+        data = _mixed_data(J, m.free_slots, G, B, pattern.on_free, A, pattern.slot, pattern.nnz,
+                           0.0 if per_dof else float(force_weight), weights, columns)
+        return pattern, data, columns, B
+
+    def correction(self, J: np.ndarray, lins, force_weight, R_free: np.ndarray, c: np.ndarray, lam: np.ndarray):
+        """The Newton correction's mixed system, redundant equations made trivial, and its solve up to
+        DENSE_MAX unknowns, in one compiled call (:func:`_mixed_correction`; fem.time.newton.solve_increment
+        says what is solved). ``lam`` (n_m,): the multipliers of the equations' terms, in order.
+        Returns (x or None, pattern, data, b, columns, B): x None when the dense LU was not used or did
+        not solve (then :meth:`solve` on the same data and b decides, SuperLU)."""
+        m = self.matrix
+        columns, G, B, blocks, A = self._rows(lins)
+        pattern = self._pattern(columns, blocks)
+        per_dof = isinstance(force_weight, np.ndarray) and force_weight.ndim != 0
+        weights = np.asarray(force_weight, dtype=float) if per_dof else _NO_VALUES
+        data, b, x = np.empty(pattern.nnz), np.empty(pattern.N), np.empty(pattern.N)
+        outcome = _mixed_correction(J, m.free_slots, G, B, pattern.on_free, A, pattern.slot, pattern.nnz,
+                                    0.0 if per_dof else float(force_weight), weights, columns, pattern.row_start,
+                                    pattern.row_size, pattern.paired, pattern.a_diagonal, lam, R_free, c, pattern.flat,
+                                    pattern.N, pattern.N <= DENSE_MAX, RCOND_MIN, data, b, x)
+        if outcome == dense_lu.SOLVED:
+            return x, pattern, data, b, columns, B
+        if outcome == dense_lu.FAILED:  # a pivot or a solution not finite: the Newton failure path
+            return None, pattern, data, b, columns, B
+        return self.solve(pattern, data, b, dense=False), pattern, data, b, columns, B
+
+    def _rows(self, lins):
+        """The multiplier terms' rows on common columns: (columns (n_m, k), G, B (n_m, k), A's diagonal
+        blocks ((rows, block size) per term), A's data (n_m b,)); a term with fewer columns is padded
+        with its first column and zeros. One term: its own arrays (read, never written)."""
         k = max([lin.force_rows.columns.shape[1] for lin in lins], default=1)
 
         def padded(arrays, columns: bool):
             out = [np.concatenate([a, np.repeat(a[:, :1], k - a.shape[1], axis=1) if columns
                                    else np.zeros((a.shape[0], k - a.shape[1]))], axis=1)
                    if a.shape[1] < k else a for a in arrays]
-            if len(out) == 1:  # one term: its own array (read, never written)
+            if len(out) == 1:
                 return out[0]
             return np.concatenate(out) if out else np.zeros((0, k), dtype=np.int64 if columns else float)
 
@@ -246,24 +293,18 @@ class NewtonSystem:
         G = padded([lin.force_rows.values for lin in lins], False)
         B = padded([lin.d_du.values for lin in lins], False)
         blocks = tuple((lin.d_dlam.shape[0] * lin.d_dlam.shape[1], lin.d_dlam.shape[1]) for lin in lins)
-        A = np.concatenate([lin.d_dlam.ravel() for lin in lins]) if lins else np.zeros(0)
-        A_rows = (np.concatenate([np.abs(lin.d_dlam).sum(axis=2).ravel() for lin in lins]) if lins
-                  else np.zeros(0))
-        pattern = self._pattern(columns, blocks)
-        per_dof = isinstance(force_weight, np.ndarray) and force_weight.ndim != 0
-        weights = np.asarray(force_weight, dtype=float) if per_dof else _NO_VALUES
-        data = _mixed_data(J, m.free_slots, G, B, pattern.on_free, A, pattern.slot, pattern.nnz,
-                           0.0 if per_dof else float(force_weight), weights, columns)
-        return pattern, data, columns, B, A_rows
+        A = (lins[0].d_dlam.reshape(-1) if len(lins) == 1 else np.concatenate([lin.d_dlam.ravel() for lin in lins])) \
+            if lins else np.zeros(0)
+        return columns, G, B, blocks, A
 
-    def solve(self, pattern: MixedPattern, data: np.ndarray, b: np.ndarray):
+    def solve(self, pattern: MixedPattern, data: np.ndarray, b: np.ndarray, dense: bool = True):
         """x with A x = b, A the mixed matrix; None when the factorisation meets a zero pivot or the
         solution is not finite (the caller diagnoses). Up to DENSE_MAX unknowns a dense LU, unless it
         is singular to working precision (reciprocal condition number below RCOND_MIN): then, as
         before this module, SuperLU on the structure of the nonzeros, whose threshold pivoting
         is the reference for such systems. Beyond, SuperLU on the fixed pattern (ORDERING, computed at
         the pattern's first factorisation and reused: MixedPattern.reorder)."""
-        if pattern.N <= DENSE_MAX:
+        if dense and pattern.N <= DENSE_MAX:  # (dense False: the dense LU said SINGULAR already)
             x, outcome = dense_lu.solve_dense(data, pattern.flat, pattern.N, b, RCOND_MIN)
             if outcome != dense_lu.SINGULAR:
                 return x if outcome == dense_lu.SOLVED else None
@@ -288,6 +329,77 @@ class NewtonSystem:
 
 
 _NO_SLOTS, _NO_VALUES = np.zeros(0, dtype=np.int64), np.zeros(0)
+
+
+#: a multiplier equation is redundant with the imposed dofs when what it adds on the free dofs is at
+#: most this fraction of its row
+REDUNDANT = 1e-8
+
+
+def redundant_equations(B: np.ndarray, columns: np.ndarray, on_free: np.ndarray, blocks) -> np.ndarray:
+    """(n_m,) bool: multiplier equations whose rows B (n_m, k) on ``columns`` (n_m, k) add nothing
+    on the free dofs (``on_free`` (n_m, k)) to the equations before them in their node's block
+    (``blocks``: (rows, block size) per term): the row's free part, less its projection on the free
+    parts of the earlier rows of the block, is at most REDUNDANT of the whole row (Euclidean norms;
+    the loop :func:`_redundant_rows`).
+
+    A node sticking where its tangential dofs are imposed (SDNV105's tilt: O1 with DX held on a
+    table node whose DX is held) has a stick row whose free part is the normal row's, scaled by the
+    tangent's round-off angle (1e-6): two equations on one free quantity, whose mixed system is
+    singular to working precision (reciprocal condition 1e-44), not merely an equation on imposed
+    dofs alone."""
+    paired = np.zeros(B.shape[0], dtype=np.bool_)  # the tangent row of a 2-row block
+    start = 0
+    for rows, size in blocks:
+        if size == 2:
+            paired[start + 1:start + rows:2] = True
+        start += rows
+    out = np.empty(B.shape[0], dtype=np.bool_)
+    _redundant_rows(B, columns, on_free, paired, REDUNDANT, out)
+    return out
+
+
+@compiled.loop(cache=True, error_model="numpy")
+def _redundant_rows(B, columns, on_free, paired, tolerance, out):
+    """The test of :func:`redundant_equations`, row by row: ``paired[i]`` marks a tangent row whose
+    normal row is row i - 1. Sums of squares run from the first term on, as numpy's row sums of up
+    to 7 terms do (the same bits as the vectorised form this replaced)."""
+    n, k = B.shape
+    for i in range(n):
+        whole = B[i, 0] * B[i, 0]
+        for j in range(1, k):
+            whole += B[i, j] * B[i, j]
+        fi0 = B[i, 0] if on_free[i, 0] else 0.0
+        own = fi0 * fi0
+        for j in range(1, k):
+            f = B[i, j] if on_free[i, j] else 0.0
+            own += f * f
+        own = np.sqrt(own)
+        if paired[i]:
+            same = True
+            for j in range(k):
+                if columns[i, j] != columns[i - 1, j]:
+                    same = False
+            if same:
+                fn0 = B[i - 1, 0] if on_free[i - 1, 0] else 0.0
+                nn, nt = fn0 * fn0, fn0 * fi0
+                for j in range(1, k):
+                    fn = B[i - 1, j] if on_free[i - 1, j] else 0.0
+                    ft = B[i, j] if on_free[i, j] else 0.0
+                    nn += fn * fn
+                    nt += fn * ft
+                along = nt / nn if nn > 0 else 0.0
+                r0 = fi0 - along * fn0
+                rest = r0 * r0
+                for j in range(1, k):
+                    fn = B[i - 1, j] if on_free[i - 1, j] else 0.0
+                    ft = B[i, j] if on_free[i, j] else 0.0
+                    r = ft - along * fn
+                    rest += r * r
+                own = np.sqrt(rest)
+        out[i] = own <= tolerance * np.sqrt(whole)
+
+
 
 
 def _entries(parts) -> tuple[np.ndarray, np.ndarray]:
@@ -369,6 +481,48 @@ def _mixed_data(J, free_slots, G, B, on_free, A, slot, nnz, weight, weights, col
     return data
 
 
+#: the outcome of :func:`_mixed_correction` beyond DENSE_MAX unknowns (SuperLU's to solve)
+NOT_DENSE = -1
+
+
+@compiled.loop(calls=("fem.time.dense_lu",), cache=True, error_model="numpy")
+def _mixed_correction(J, free_slots, G, B, on_free, A, slot, nnz, weight, weights, columns, row_start, row_size,
+                      paired, a_diagonal, lam, R_free, c, flat, N, dense, rcond_min, data, b, x):
+    """The mixed system of a Newton correction and, when ``dense``, its solution (NewtonSystem.correction):
+    fills ``data`` (nnz,) by :func:`_mixed_data` and b (N,) = -[R_free; c]; an equation whose row of A
+    is zero (kinematic) and that :func:`_redundant_rows` finds redundant gets A_ii = 1 added and
+    c_i = lam_i (its multiplier set to zero, fem.time.newton.solve_increment); then the dense LU
+    (fem.time.dense_lu.solve_dense) writes x (N,). Returns its outcome, NOT_DENSE when not ``dense``."""
+    filled = _mixed_data(J, free_slots, G, B, on_free, A, slot, nnz, weight, weights, columns)
+    for p in range(nnz):
+        data[p] = filled[p]
+    nf, n_m = R_free.size, c.size
+    for i in range(nf):
+        b[i] = -R_free[i]
+    kinematic = np.empty(n_m, dtype=np.bool_)
+    any_kinematic = False
+    for r in range(n_m):
+        b[nf + r] = -c[r]
+        s = abs(A[row_start[r]])
+        for j in range(1, row_size[r]):
+            s += abs(A[row_start[r] + j])
+        kinematic[r] = s == 0.0
+        any_kinematic = any_kinematic or kinematic[r]
+    if any_kinematic:
+        redundant = np.empty(n_m, dtype=np.bool_)
+        _redundant_rows(B, columns, on_free, paired, REDUNDANT, redundant)
+        for r in range(n_m):
+            if redundant[r] and kinematic[r]:
+                data[a_diagonal[r]] += 1.0
+                b[nf + r] = -lam[r]
+    if not dense:
+        return NOT_DENSE
+    solution, outcome = dense_lu.solve_dense(data, flat, N, b, rcond_min)
+    for i in range(N):
+        x[i] = solution[i]
+    return outcome
+
+
 @compiled.warm_up
 def _load_compiled_loops() -> None:
     """Call each loop once in the types of a run, when a run starts (fem.compiled.load): numba loads
@@ -382,3 +536,14 @@ def _load_compiled_loops() -> None:
     # 8 values (2 of J, 2 of G, 2 of B, 2 of A) into one slot: every slot index in bounds (no bounds check)
     _mixed_data(x, at, rows, rows, np.ones((1, 2), dtype=np.bool_), x, np.zeros(8, dtype=np.int64), 1, 1.0,
                 _NO_VALUES, np.zeros((1, 2), dtype=np.int64))
+    B = np.ones((2, 2))
+    _redundant_rows(B, np.zeros((2, 2), dtype=np.int64), np.ones((2, 2), dtype=np.bool_), np.array([False, True]),
+                    REDUNDANT, np.empty(2, dtype=np.bool_))
+    # a 2 x 2 system: one free dof, one multiplier whose row of A is zero (kinematic, redundant-tested)
+    one = np.ones((1, 1))
+    _mixed_correction(np.array([2.0]), np.zeros(1, dtype=np.int64), one, one, np.ones((1, 1), dtype=np.bool_),
+                      np.zeros(1), np.array([0, 2, 1, 3], dtype=np.int64), 4, 1.0, _NO_VALUES,
+                      np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64), np.ones(1, dtype=np.int64),
+                      np.zeros(1, dtype=np.bool_), np.array([3], dtype=np.int64), np.zeros(1), np.ones(1), np.ones(1),
+                      np.array([0, 2, 1, 3], dtype=np.int64), 2, True, RCOND_MIN, np.empty(4), np.empty(2),
+                      np.empty(2))
