@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fem import compiled
+
 #: a node of a pair that opened by more than this [m] has lifted (uplift instants); a pair of no body's
 #: (discrete masses) also takes it as its impact threshold
 LIFT = 1e-6
@@ -131,9 +133,7 @@ class PairWatch:
     def measure_penetration(self, t: float) -> float:
         """The pair's penetration at ``t`` [s], the largest -gap of a slave node whose gap is negative [m]
         (0: none); the largest over the run kept in :attr:`penetration`, its instant in :attr:`penetration_at`."""
-        gap = np.asarray(self.term.state().gap, dtype=float)
-        gap = gap[np.isfinite(gap)]
-        sunk = float(max(-np.min(gap), 0.0)) if gap.size else 0.0
+        sunk = float(_penetration(np.asarray(self.term.state().gap, dtype=float)))
         if sunk > self.penetration:
             self.penetration, self.penetration_at = sunk, float(t)
         return sunk
@@ -145,31 +145,38 @@ class PairWatch:
 
     def observe(self, t: float, ke: float | None = None) -> dict:
         st = self.term.state()
-        closed = np.asarray(st.status) != 0
-        gap = np.where(np.isfinite(st.gap), st.gap, 0.0)
+        status = np.asarray(st.status, dtype=np.int64)
+        raw_gap = np.asarray(st.gap, dtype=float)
+        n = status.size
         if self.lifted is None:
-            self.lifted, self.closed = np.where(closed, 0.0, gap), closed
-            self.was_closed = closed
-        landing = closed & ~self.closed & (self.lifted > self.lift)
-        if np.any(landing):
+            self.lifted, self.closed, self.was_closed = np.empty(n), np.empty(n, dtype=np.bool_), np.empty(n, dtype=np.bool_)
+            first = True
+        else:
+            first = False
+        closed, gap = np.empty(n, dtype=np.bool_), np.empty(n)
+        numbers = np.empty(6)
+        # closed nodes, gaps (0 where not finite), landings, uplift, lifts, the open gap, the penetration
+        _pair_measures(status, raw_gap, self.lifted, self.closed, self.was_closed, self.lift, LIFT, first, closed, gap,
+                       numbers)
+        landed, highest, lifted_off, open_gap, sunk = int(numbers[0]), numbers[1], numbers[2] > 0, numbers[3], numbers[4]
+        if landed:
             last = self.impacts[-1] if self.impacts else None
             if last is not None and t - last["time"] <= IMPACT_WINDOW:
-                last["nodes"] += int(np.count_nonzero(landing))
+                last["nodes"] += landed
             else:
-                self.impacts.append({"time": float(t), "pair": self.label, "nodes": int(np.count_nonzero(landing)),
-                                     "lift": float(np.max(self.lifted[landing]))})
-        if self.uplift_time is None and np.any(self.was_closed & ~closed & (gap > LIFT)):
+                self.impacts.append({"time": float(t), "pair": self.label, "nodes": landed, "lift": float(highest)})
+        if self.uplift_time is None and lifted_off:
             self.uplift_time = float(t)
-        self.was_closed = self.was_closed | closed
-        self.lifted = np.where(closed, 0.0, np.maximum(self.lifted, gap))
         self.closed = closed
-        open_gap = float(np.max(gap[~closed])) if np.any(~closed) else 0.0
+        open_gap = float(open_gap)
         self.max_gap = max(self.max_gap, open_gap)
-        sunk = self.measure_penetration(t)
+        sunk = float(sunk)
+        if sunk > self.penetration:
+            self.penetration, self.penetration_at = sunk, float(t)
         rn = np.asarray(st.rn, dtype=float)
         rn_sum = float(np.sum(rn))
         self._alternate(t, rn, closed, st.nodes)
-        row = {f"n_closed[{self.label}]": float(np.count_nonzero(closed)), f"max_gap[{self.label}]": open_gap,
+        row = {f"n_closed[{self.label}]": float(numbers[5]), f"max_gap[{self.label}]": open_gap,
                f"rn[{self.label}]": rn_sum,
                f"friction_demand[{self.label}]": abs(float(np.sum(st.rt))) / rn_sum if rn_sum > 0 else 0.0,
                f"penetration[{self.label}]": sunk}
@@ -262,3 +269,68 @@ def energy_books(history: dict) -> dict:
             "contact_work": float(h["contact_work"][-1] - h["contact_work"][0]),
             "friction_work": float(h["friction_work"][-1] - h["friction_work"][0]),
             "numerical_dissipation": float(h["numerical_dissipation"][-1] - h["numerical_dissipation"][0])}
+
+
+@compiled.loop(cache=True, error_model="numpy")
+def _pair_measures(status, raw_gap, lifted, was, was_closed, lift, uplift_gap, first, closed, gap, numbers):
+    """One step of :class:`PairWatch` node by node: closed = status != 0; gap = raw_gap where finite,
+    else 0; on the ``first`` step ``lifted`` = gap of the open nodes (0 closed), ``was`` = ``was_closed``
+    = closed. Then: the landings (closed now, open before, lifted by more than ``lift``): their count
+    and largest lift; an uplift (a node closed at some earlier step now open by more than
+    ``uplift_gap``); ``was_closed`` |= closed; ``lifted`` = 0 on the closed nodes, else the largest gap
+    since the node opened; the largest gap of an open node (0: none open) and the penetration
+    max(-min of the finite raw gaps, 0) (0: none finite), as Python's max takes it. Updates lifted and
+    was_closed in place (``was``, the previous closed mask, is read only); fills closed, gap and numbers
+    (6,) = (landings, their largest lift, uplift 1/0, open gap, penetration, closed nodes)."""
+    n = status.size
+    for i in range(n):
+        closed[i] = status[i] != 0
+        g = raw_gap[i]
+        gap[i] = g if math.isfinite(g) else 0.0
+        if first:
+            lifted[i] = 0.0 if closed[i] else gap[i]
+            was[i] = closed[i]
+            was_closed[i] = closed[i]
+    landings, highest, uplift, n_closed = 0, 0.0, 0.0, 0
+    open_gap, any_open = 0.0, False
+    for i in range(n):
+        if closed[i] and not was[i] and lifted[i] > lift:
+            highest = lifted[i] if landings == 0 or lifted[i] > highest else highest
+            landings += 1
+        if was_closed[i] and not closed[i] and gap[i] > uplift_gap:
+            uplift = 1.0
+        was_closed[i] = was_closed[i] or closed[i]
+        if closed[i]:
+            lifted[i] = 0.0
+            n_closed += 1
+        else:
+            lifted[i] = lifted[i] if lifted[i] >= gap[i] else gap[i]
+            if not any_open or gap[i] > open_gap:
+                open_gap, any_open = gap[i], True
+    numbers[0], numbers[1], numbers[2] = landings, highest, uplift
+    numbers[3], numbers[4], numbers[5] = open_gap, _penetration(raw_gap), n_closed
+
+
+@compiled.loop(cache=True, error_model="numpy")
+def _penetration(raw_gap):
+    """max(-min g, 0) over the finite gaps g (n_s,) [m], as Python's max takes it; 0 when none is finite."""
+    smallest, any_finite = 0.0, False
+    for i in range(raw_gap.size):
+        g = raw_gap[i]
+        if math.isfinite(g) and (not any_finite or g < smallest):
+            smallest, any_finite = g, True
+    sunk = 0.0
+    if any_finite:
+        sunk = -smallest
+        if 0.0 > sunk:  # Python's max(-min, 0.0)
+            sunk = 0.0
+    return sunk
+
+
+@compiled.warm_up
+def _load_compiled_loops() -> None:
+    """Call the loop once in the types of a run, when a run starts (fem.compiled.load): numba loads it from
+    its cache before the run reports "running", not at its first step."""
+    _pair_measures(np.array([0, 1]), np.array([0.0, np.inf]), np.zeros(2), np.zeros(2, dtype=np.bool_),
+                   np.zeros(2, dtype=np.bool_), 1e-4, LIFT, True, np.empty(2, dtype=np.bool_), np.empty(2), np.empty(6))
+    _penetration(np.zeros(2))
