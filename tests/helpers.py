@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -170,3 +171,15 @@ def stand_in_ffmpeg(tmp_path: Path, monkeypatch, script: str) -> Path:
     (folder / "ffmpeg").chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
     return folder
+
+
+@dataclass
+class PairState:
+    """What fem.problem.observe.PairWatch reads of a contact term's state(): per slave node the status
+    (0 open), gap [m], reactions rn, rt [N] and the mesh node."""
+
+    status: np.ndarray
+    gap: np.ndarray
+    rn: np.ndarray
+    rt: np.ndarray
+    nodes: np.ndarray

@@ -9,21 +9,14 @@ expressions below (the pair's code before the loop), value for value.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pytest
 
 from fem.problem.observe import IMPACT_WINDOW, LIFT, PairWatch
 
+from helpers import PairState
 
-@dataclass
-class _State:
-    status: np.ndarray
-    gap: np.ndarray
-    rn: np.ndarray
-    rt: np.ndarray
-    nodes: np.ndarray
+
 
 
 class _Term:
@@ -84,7 +77,7 @@ def test_the_pair_measures_are_their_numpy_definition(n):
         gap[rng.random(n) < 0.03] = np.inf
         gap[rng.random(n) < 0.01] = np.nan
         rn = np.where(status != 0, rng.random(n) * 1e3, 0.0)
-        term.now = _State(status.copy(), gap, rn, 0.1 * rn, np.arange(n) + 10)
+        term.now = PairState(status.copy(), gap, rn, 0.1 * rn, np.arange(n) + 10)
         t = 7e-4 * k
         row = watch.observe(t)
         n_closed, open_gap, sunk = reference.observe(t, term.now)

@@ -18,7 +18,6 @@ saturate mu = 0.9 every other step and the run report "slid: yes", where the rig
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -30,16 +29,11 @@ from fem.problem.observe import PairWatch
 from fem.problem.simulate import ALPHA, ALPHA_FINE, Settings
 from fem.run.lifecycle import graded_rows, tally, verdict
 
+from helpers import PairState
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@dataclass
-class _State:
-    status: np.ndarray
-    gap: np.ndarray
-    rn: np.ndarray
-    rt: np.ndarray
-    nodes: np.ndarray
 
 
 class _Term:
@@ -51,7 +45,7 @@ class _Term:
     def state(self):
         rn, closed = self.rows[self.k]
         closed = np.asarray(closed, dtype=bool)
-        return _State(np.where(closed, 1, 0), np.where(closed, 0.0, 1e-3), np.asarray(rn, dtype=float),
+        return PairState(np.where(closed, 1, 0), np.where(closed, 0.0, 1e-3), np.asarray(rn, dtype=float),
                       np.zeros(2), np.array([10, 11]))
 
 

@@ -36,8 +36,7 @@ from fem.stage.energy import book_step, hht_scheme_force, newmark_dissipation
 from fem.model.assembly import Model
 from fem.time.newton import (ROUND_OFF, FrictionCreation, NewtonFailure, PhaseContext, any_node, csr_round_off_floor,
                      evaluate_forces, make_context, multiplier_forces, newton_converged, oscillating_nodes,
-                     residual_scale, residuals, round_off_floor, solve_increment, start_phase, step_with_subdivision,
-                     term_books)
+                     residual_scale, round_off_floor, solve_increment, start_phase, step_with_subdivision, term_books)
 from fem.stage.phase import (ConvergenceError, ForceTerm, MultiplierLinearization, MultiplierTerm, NewtonSettings, Phase,
                     SingularSystemError, State, StepResult, Subdivision, TermForces)
 from fem.stage.schemes import Static, Theta
