@@ -195,6 +195,7 @@ class MultiplierContact:
         self._state: ContactState | None = None
         self._time = np.nan
         self._rows_cache: list = []
+        self._fused = False  # what zone_rows needs of the zone, made at the first geometry (_fused_zone)
         self._committed: tuple | None = None  # (u, rows) of the last committed state
         self._work = StepWork()
 
@@ -209,13 +210,14 @@ class MultiplierContact:
     def _rows_entry(self, u: np.ndarray):
         """(geometry, normal rows, tangent rows, (interleaved rows, gap with +inf where not finite))
         at u, cached (the newest first; an equal u gives the same entry whichever matches)."""
-        for cached_u, cached in self._rows_cache + ([self._committed] if self._committed else []):
+        for cached_u, cached in self._rows_cache:
             if cached_u.shape == u.shape and same_vector(cached_u, u):
                 return cached
+        if self._committed is not None and self._committed[0].shape == u.shape and same_vector(self._committed[0], u):
+            return self._committed[1]
         zone, n = self.zone, u.size
-        if (zone.plane is None and zone.segments is None) or (zone.plane is None and not zone.segments.shape[0]) \
-                or self.points.shape != (n // 2, 2) or n % 2 or self.points.dtype != np.float64 \
-                or u.dtype != np.float64:
+        fused = self._fused_zone()
+        if fused is None or u.shape != (self.points.size,) or u.dtype != np.float64:
             # node pairs (a geometry in numpy), and what ContactZone.geometry refuses with its message
             geo = zone.geometry(self.points, u)
             dofs, wn, wt = geo.local_rows()
@@ -223,19 +225,33 @@ class MultiplierContact:
             dofs2, G, gap = np.empty((2 * ns, m), dtype=np.int64), np.empty((2 * ns, m)), np.empty(ns)
             interleave_rows(dofs, wn, wt, geo.gap, dofs2, G, gap)  # (normal, tangent) rows per node
         else:  # a rigid plane or master segments: the geometry and its rows in one compiled call
-            ns, m = zone.size, (2 if zone.plane is not None else 6)
+            segments, plane, m = fused
+            ns = zone.size
             gap, normal, tangent, xi = np.empty(ns), np.empty((ns, 2)), np.empty((ns, 2)), np.empty(ns)
             master, dofs, wn, wt = np.empty((ns, 2), dtype=np.int64), np.empty((ns, m), dtype=np.int64), \
                 np.empty((ns, m)), np.empty((ns, m))
             dofs2, G, gap_inf = np.empty((2 * ns, m), dtype=np.int64), np.empty((2 * ns, m)), np.empty(ns)
-            plane = _NO_PLANE if zone.plane is None else np.array([*zone.plane.point, *zone.plane.normal])
-            segments = _NO_SEGMENTS if zone.plane is not None else zone.segments
             zone_rows(self.points, u, zone.slave, segments, plane, zone.extension, zone.clearance, gap, normal, tangent,
                       master, xi, dofs, wn, wt, dofs2, G, gap_inf)
             geo, gap = ContactGeometry(zone.slave, gap, normal, tangent, master, xi), gap_inf
         entry = (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n), (SparseRows(dofs2, G, n), gap))
         self._rows_cache = [(u.copy(), entry)] + self._rows_cache[:ROWS_KEPT - 1]
         return entry
+
+    def _fused_zone(self):
+        """(segments, plane, row width) for :func:`zone_rows` when the zone is a rigid plane or master
+        segments on float64 points, else None (node pairs, whose geometry is numpy's; a zone without
+        segments, which ContactZone.geometry refuses with its message). Made once per term."""
+        if self._fused is False:
+            zone = self.zone
+            fused = None
+            if self.points.dtype == np.float64 and self.points.ndim == 2 and self.points.shape[1] == 2:
+                if zone.plane is not None:
+                    fused = (_NO_SEGMENTS, np.array([*zone.plane.point, *zone.plane.normal]), 2)
+                elif zone.segments is not None and zone.segments.shape[0]:
+                    fused = (zone.segments, _NO_PLANE, 6)
+            self._fused = fused
+        return self._fused
 
     def measures(self, trial: TrialContact, u: np.ndarray, v: np.ndarray):
         """Geometry, the normal measure (gap g [m], +inf when unpaired), the tangential measure
