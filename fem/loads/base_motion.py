@@ -156,8 +156,19 @@ def peak_acceleration(history) -> float | None:
 # analytic histories
 
 
+class _FromRest(History):
+    """A closed form that follows ``_unbounded(t) -> (a, v, d)`` (from rest, valid for t >= 0) on
+    [0, duration] and has a = 0 outside (:func:`_truncated`); ``_unbounded_acceleration(t)`` its a alone."""
+
+    def _state(self, t):
+        return _truncated(self._unbounded, t, self.duration, self)
+
+    def _acceleration(self, t):
+        return _truncated_acceleration(self._unbounded_acceleration, t, self.duration)
+
+
 @dataclass(frozen=True)
-class Harmonic(History):
+class Harmonic(_FromRest):
     """a(t) = A r(t) sin(w t) on [0, N/f], 0 after; w = 2 pi f, N = ``cycles`` (None: for ever).
 
     Without smooth start (r = 1) the exact integrals from rest are
@@ -232,9 +243,6 @@ class Harmonic(History):
                 np.where(late, plain[1] + dv, ramped[1]),
                 np.where(late, plain[2] + dd + dv * (t - Ts), ramped[2]))
 
-    def _state(self, t):
-        return _truncated(self._unbounded, t, self.duration, self)
-
     def _unbounded_acceleration(self, t: np.ndarray):
         A, w = self.amplitude, self.omega
         plain = _sines_acceleration(t, ((A, w),))
@@ -245,12 +253,9 @@ class Harmonic(History):
         ramped = _sines_acceleration(np.minimum(t, Ts), ((0.5 * A, w), (-0.25 * A, w + p), (-0.25 * A, w - p)))
         return np.where(t > Ts, plain, ramped)
 
-    def _acceleration(self, t):
-        return _truncated_acceleration(self._unbounded_acceleration, t, self.duration)
-
 
 @dataclass(frozen=True)
-class _OneCyclePulse(History):
+class _OneCyclePulse(_FromRest):
     """One full cycle T = 1/f of ``_unbounded`` (a, v, d of the infinite signal from rest), 0 after.
 
     Attributes
@@ -278,12 +283,6 @@ class _OneCyclePulse(History):
 
     def _unbounded_acceleration(self, t):
         raise NotImplementedError
-
-    def _state(self, t):
-        return _truncated(self._unbounded, t, self.duration, self)
-
-    def _acceleration(self, t):
-        return _truncated_acceleration(self._unbounded_acceleration, t, self.duration)
 
 
 @dataclass(frozen=True)

@@ -262,7 +262,7 @@ class Model:
         f = (self.point_mass[:, None] * g).ravel()
         for s in self.sets:
             nodal = s.material.density * np.einsum("qa,eq->ea", s.mass_shape, s.mass_dvol)  # (ne, nen) kg
-            f += continuum.scatter(s.dofs, (nodal[..., None] * g).reshape(s.n_elements, -1), self.n_dofs)
+            continuum.add_scattered(f, np.ascontiguousarray(s.dofs, dtype=np.int64).ravel(), (nodal[..., None] * g).ravel())
         return f  # the continuum's body force, also with a redistributed mass (fem.model.mass)
 
     def total_mass(self, group: str | None = None) -> float:

@@ -98,11 +98,6 @@ def fuse(sets, slots) -> tuple[ContinuumKernel, ...]:
     return tuple(kernels)
 
 
-def scatter(dofs: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """Sum cell vectors ``values`` into a global vector (n,) at ``dofs`` (same shape)."""
-    return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=n)
-
-
 @compiled.loop(cache=True, error_model="numpy")
 def add_scattered(total, slots, values):
     """total (n,) += s with s_i = sum of values[p] over slots[p] = i (slots, values (m,)), each s_i summed

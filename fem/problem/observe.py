@@ -133,7 +133,10 @@ class PairWatch:
     def measure_penetration(self, t: float) -> float:
         """The pair's penetration at ``t`` [s], the largest -gap of a slave node whose gap is negative [m]
         (0: none); the largest over the run kept in :attr:`penetration`, its instant in :attr:`penetration_at`."""
-        sunk = float(_penetration(np.asarray(self.term.state().gap, dtype=float)))
+        return self._keep_penetration(float(_penetration(np.asarray(self.term.state().gap, dtype=float))), t)
+
+    def _keep_penetration(self, sunk: float, t: float) -> float:
+        """``sunk`` [m], the penetration at ``t``, kept as the run's largest when it is."""
         if sunk > self.penetration:
             self.penetration, self.penetration_at = sunk, float(t)
         return sunk
@@ -170,9 +173,7 @@ class PairWatch:
         self.closed = closed
         open_gap = float(open_gap)
         self.max_gap = max(self.max_gap, open_gap)
-        sunk = float(sunk)
-        if sunk > self.penetration:
-            self.penetration, self.penetration_at = sunk, float(t)
+        sunk = self._keep_penetration(float(sunk), t)
         rn = np.asarray(st.rn, dtype=float)
         rn_sum = float(np.sum(rn))
         self._alternate(t, rn, closed, st.nodes)

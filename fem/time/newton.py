@@ -241,16 +241,6 @@ def largest_abs(v) -> float:
     return out
 
 
-
-@compiled.warm_up
-def _load_compiled_loops() -> None:
-    """Call each loop once in the types of a run, when a run starts (fem.compiled.load): numba loads
-    them from its cache before the run reports "running", not at its first step."""
-    largest_abs(np.ones(2))
-    x, at = np.ones(2), np.arange(2, dtype=np.int64)
-    momentum_norms(x, at, x, x, x, at, x, x, x, x, np.empty(2), np.empty(2), np.empty(3))
-    momentum_norms(x, at, np.zeros(0), x, x, at, x, x, x, x, np.empty(2), np.empty(2), np.empty(3))
-
 @compiled.loop(cache=True, error_model="numpy")
 def momentum_norms(R, free, c, Ma, g, cdofs, f_ext, internal, damping, f_terms, R_free, reactions_c, norms):
     """The Newmark/HHT iterate's residuals and their scale in one pass (fem.time.dynamics): fills
@@ -271,6 +261,16 @@ def momentum_norms(R, free, c, Ma, g, cdofs, f_ext, internal, damping, f_terms, 
             if first or x > scale:
                 scale, first = x, False
     norms[2] = scale
+
+
+@compiled.warm_up
+def _load_compiled_loops() -> None:
+    """Call each loop once in the types of a run, when a run starts (fem.compiled.load): numba loads
+    them from its cache before the run reports "running", not at its first step."""
+    largest_abs(np.ones(2))
+    x, at = np.ones(2), np.arange(2, dtype=np.int64)
+    momentum_norms(x, at, x, x, x, at, x, x, x, x, np.empty(2), np.empty(2), np.empty(3))
+    momentum_norms(x, at, np.zeros(0), x, x, at, x, x, x, x, np.empty(2), np.empty(2), np.empty(3))
 
 
 def residuals(R: np.ndarray, free: np.ndarray, lins, iteration: int):

@@ -244,13 +244,9 @@ class NewtonSystem:
         (fem.time.dynamics.MultiplierLinearization), before the redundant equations are made trivial:
         (pattern, CSC data, columns (n_m, k), B values (n_m, k)). Without multipliers: J_ff alone. (The
         Newton loop's call is :meth:`correction`; this one is for tests and benchmarks.)"""
-        m = self.matrix
-        columns, G, B, blocks, A = self._rows(lins)
-        pattern = self._pattern(columns, blocks)
-        per_dof = isinstance(force_weight, np.ndarray) and force_weight.ndim != 0
-        weights = np.asarray(force_weight, dtype=float) if per_dof else _NO_VALUES
-        data = _mixed_data(J, m.free_slots, G, B, pattern.on_free, A, pattern.slot, pattern.nnz,
-                           0.0 if per_dof else float(force_weight), weights, columns)
+        pattern, columns, G, B, A, weight, weights = self._fill_inputs(lins, force_weight)
+        data = _mixed_data(J, self.matrix.free_slots, G, B, pattern.on_free, A, pattern.slot, pattern.nnz, weight,
+                           weights, columns)
         return pattern, data, columns, B
 
     def correction(self, J: np.ndarray, lins, force_weight, R_free: np.ndarray, c: np.ndarray, lam: np.ndarray):
@@ -259,21 +255,25 @@ class NewtonSystem:
         says what is solved). ``lam`` (n_m,): the multipliers of the equations' terms, in order.
         Returns (x or None, pattern, data, b, columns, B): x None when the dense LU was not used or did
         not solve (then :meth:`solve` on the same data and b decides, SuperLU)."""
-        m = self.matrix
-        columns, G, B, blocks, A = self._rows(lins)
-        pattern = self._pattern(columns, blocks)
-        per_dof = isinstance(force_weight, np.ndarray) and force_weight.ndim != 0
-        weights = np.asarray(force_weight, dtype=float) if per_dof else _NO_VALUES
+        pattern, columns, G, B, A, weight, weights = self._fill_inputs(lins, force_weight)
         data, b, x = np.empty(pattern.nnz), np.empty(pattern.N), np.empty(pattern.N)
-        outcome = _mixed_correction(J, m.free_slots, G, B, pattern.on_free, A, pattern.slot, pattern.nnz,
-                                    0.0 if per_dof else float(force_weight), weights, columns, pattern.row_start,
-                                    pattern.row_size, pattern.paired, pattern.a_diagonal, lam, R_free, c, pattern.flat,
-                                    pattern.N, pattern.N <= DENSE_MAX, RCOND_MIN, data, b, x)
+        outcome = _mixed_correction(J, self.matrix.free_slots, G, B, pattern.on_free, A, pattern.slot, pattern.nnz,
+                                    weight, weights, columns, pattern.row_start, pattern.row_size, pattern.paired,
+                                    pattern.a_diagonal, lam, R_free, c, pattern.flat, pattern.N,
+                                    pattern.N <= DENSE_MAX, RCOND_MIN, data, b, x)
         if outcome == dense_lu.SOLVED:
             return x, pattern, data, b, columns, B
         if outcome == dense_lu.FAILED:  # a pivot or a solution not finite: the Newton failure path
             return None, pattern, data, b, columns, B
         return self.solve(pattern, data, b, dense=False), pattern, data, b, columns, B
+
+    def _fill_inputs(self, lins, force_weight):
+        """What the mixed fill (:func:`_mixed_data`) reads besides J: (pattern, columns, G, B, A, weight,
+        weights), the weight w of the multiplier forces a number ``weight`` or, per dof, ``weights``."""
+        columns, G, B, blocks, A = self._rows(lins)
+        per_dof = isinstance(force_weight, np.ndarray) and force_weight.ndim != 0
+        weights = np.asarray(force_weight, dtype=float) if per_dof else _NO_VALUES
+        return self._pattern(columns, blocks), columns, G, B, A, 0.0 if per_dof else float(force_weight), weights
 
     def _rows(self, lins):
         """The multiplier terms' rows on common columns: (columns (n_m, k), G, B (n_m, k), A's diagonal
