@@ -264,6 +264,13 @@ class MultiplierContact:
         return geo, gap.copy(), ds, (Gn, Gt), 1.0
 
     # ------------------------------------------------------------------ MultiplierTerm protocol
+    def compiled_iterations(self):
+        """The module that runs the Newton iterations of a Newmark/HHT step with this term in one compiled
+        call (contact.newton_loop; the optional part of fem.stage.phase.MultiplierTerm)."""
+        from contact import newton_loop
+
+        return newton_loop
+
     @property
     def size(self) -> int:
         return 2 * self.zone.size

@@ -195,6 +195,11 @@ class MultiplierTerm(Protocol):
     ``trial.lam``. ``commit(trial, u, v, t)`` keeps a converged step; ``set_phase(phase, u)`` as for
     ForceTerm. The project's contact terms do it in one compiled call (contact.multipliers); a term
     written in Python runs as Python, once per Newton iterate.
+
+    Optional: ``compiled_iterations()`` returns a module that runs a whole Newmark/HHT step's Newton
+    iterations in one compiled call for the phases its ``step_data(ctx)`` accepts (contact.newton_loop,
+    the project's MultiplierContact); a phase whose terms offer none, or different ones, runs the
+    Python loop of fem.time.dynamics, as a user's own term does.
     """
 
     def begin_step(self, u0: np.ndarray): ...

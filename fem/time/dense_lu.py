@@ -66,10 +66,17 @@ def solve_dense(data, flat, N, b, rcond_min):
     illegal value in dgetrf, a matrix norm or a solution not finite: x not to be used), SINGULAR (an
     exact zero pivot, or a reciprocal condition number below ``rcond_min``: singular to working
     precision, for the caller's sparse solver to decide)."""
-    x = b.copy()
     a = np.zeros(N * N)
     for k in range(flat.size):
         a[flat[k]] = data[k]
+    return factor_and_solve(a, N, b, rcond_min)
+
+
+@compiled.loop(cache=True, error_model="numpy")
+def factor_and_solve(a, N, b, rcond_min):
+    """:func:`solve_dense` of the dense column-major (N, N) matrix ``a`` (N N,), overwritten by its LU
+    factors: (x (N,), code)."""
+    x = b.copy()
     norm1 = 0.0
     for j in range(N):
         s = 0.0

@@ -122,8 +122,29 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
     momentum_rate = residual_scale(Mv0) / dt if not static else 0.0  # free-flight scale, per step
     ctx.energy_scale = max(ctx.energy_scale, 0.5 * float(v0 @ Mv0))
     weights1, weights0 = np.asarray(w1, dtype=float).reshape(-1), np.asarray(w0, dtype=float).reshape(-1)
-    it, previous, J, u_J = 0, np.inf, None, None
-    while True:
+    done, it = None, 0
+    if ctx.step_loop is not None:  # the iterations below in one compiled call (e.g. contact.newton_loop)
+        loop, data = ctx.step_loop
+        done = loop.iterate(data, ctx, trials, u, u0, v0, a0, ca, dt, beta, gamma, quasi_static, f_ext, M, weights1,
+                            weights0, g0, np.asarray(c_v, dtype=float).reshape(-1), momentum_rate,
+                            newton.MAX_STATUS_CHANGES)
+        if done.code == loop.FALLBACK:  # a dense LU not trusted: the loop below (SuperLU decides)
+            done = None
+    if done is not None:
+        it, u, a, v, R_free, reactions_c = done.iterations, done.u, done.a, done.v, done.R_free, done.reactions_c
+        res = float(done.norms[0])
+        if done.code == loop.NON_FINITE:
+            raise NewtonFailure(res, int(free[0]) if free.size else 0, it)
+        if done.code == loop.NOT_CONVERGED:
+            oscillating = [int(node) for term, changes in zip(ctx.multipliers, done.changes)
+                           for node in term.nodes[changes >= newton.MAX_STATUS_CHANGES]]
+            detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""
+            raise NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
+        forces = model.evaluate(u, v)
+        each, each_mult = [], list(done.f_each.copy())
+        f_mult, f_terms = sum(each_mult, np.zeros(model.n_dofs)), done.f_terms
+    previous, J, u_J = np.inf, None, None
+    while done is None:
         a, v = kinematics(u)
         forces, f_terms, tangents, each = evaluate_forces(ctx, u, v, t1, tangent=True)
         lins, changed, f_mult, each_mult = multiplier_forces(ctx, trials, u, v, update=True)

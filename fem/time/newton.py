@@ -133,6 +133,23 @@ class PhaseContext:
     friction_guard: bool = True  # steps whose friction gives energy back are cut (fem.time.dynamics.FRICTION_CREATION)
     energy_scale: float = 0.0  # largest kinetic energy met in the phase [J] (fem.time.dynamics.FRICTION_CREATION)
     restarted: bool = False  # the phase starts from a state without forces (State.released, at_rest)
+    _step_loop: object = False  # (module, data) of the compiled iterations, None, or False before the first step
+
+    @property
+    def step_loop(self):
+        """(module, its data) of the compiled Newton iterations of the phase's steps, or None when they run
+        the Python loop of fem.time.dynamics; made at the first step. The module comes from the multiplier
+        terms (``compiled_iterations()``, the same for every term: contact.newton_loop for the contact
+        laws the project ships); its ``step_data(ctx)`` says whether it runs the phase."""
+        if self._step_loop is False:
+            self._step_loop = None
+            loops = {getattr(term, "compiled_iterations", lambda: None)() for term in self.multipliers}
+            if len(loops) == 1 and None not in loops:
+                loop = loops.pop()
+                data = loop.step_data(self)
+                if data is not None:
+                    self._step_loop = (loop, data)
+        return self._step_loop
 
     @property
     def system(self) -> NewtonSystem:
