@@ -473,11 +473,11 @@ def iterate(data: StepData, ctx, trials, u, u0, v0, a0, ca: float, dt: float, be
     status changes counted in the step."""
     n, settings = u.size, ctx.phase.newton
     n_t = len(trials)
-    if n_t:
-        lam = np.concatenate([trial.lam for trial in trials]).astype(float)
-        status = np.concatenate([trial.status for trial in trials]).astype(np.int64)
-        direction = np.concatenate([trial.direction for trial in trials]).astype(float)
-        changes = np.concatenate([trial.changes for trial in trials]).astype(np.int64)
+    if n_t:  # copies: the trials keep their values until the loop is done (FALLBACK starts from them)
+        lam = np.concatenate([trial.lam for trial in trials])
+        status = np.concatenate([trial.status for trial in trials])
+        direction = np.concatenate([trial.direction for trial in trials])
+        changes = np.concatenate([trial.changes for trial in trials])
     else:
         lam, direction, status, changes = _NO_VALUES, _NO_VALUES, _NO_INDEX, _NO_INDEX
     ns = status.size

@@ -63,7 +63,12 @@ def _plain_system(system, J, lins, trials, c, force_weight):
 @pytest.fixture
 def compared(monkeypatch):
     """Wrap fem.time.newton.solve_increment where the steps call it: every call is compared with the plain formulation.
-    Yields the list of (largest matrix mismatch, correction mismatch or None, rcond)."""
+    Yields the list of (largest matrix mismatch, correction mismatch or None, rcond). The steps run the Python
+    loop (contact.newton_loop.ENABLED False), whose sparse fill this checks; the compiled loop's dense fill
+    gives the same runs byte for byte (tests/test_newton_loop.py)."""
+    from contact import newton_loop
+
+    monkeypatch.setattr(newton_loop, "ENABLED", False)
     seen = []
     solve = dynamics.solve_increment
 
