@@ -233,8 +233,20 @@ class MultiplierContact:
             dofs2, G, gap_inf = np.empty((2 * ns, m), dtype=np.int64), np.empty((2 * ns, m)), np.empty(ns)
             zone_rows(self.points, u, zone.slave, segments, plane, zone.extension, zone.clearance, gap, normal, tangent,
                       master, xi, dofs, wn, wt, dofs2, G, gap_inf)
-            geo, gap = ContactGeometry(zone.slave, gap, normal, tangent, master, xi), gap_inf
-        entry = (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n), (SparseRows(dofs2, G, n), gap))
+            return self.keep_rows(u, (gap, normal, tangent, master, xi, dofs, wn, wt, dofs2, G, gap_inf))
+        return self._keep_entry(u, (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n), (SparseRows(dofs2, G, n), gap)))
+
+    def keep_rows(self, u: np.ndarray, arrays):
+        """Keep, as the geometry and rows at u, the arrays :func:`zone_rows` filled there (gap, normal,
+        tangent, master, xi, dofs, wn, wt, dofs2, G, gap_inf, in its order; a compiled Newton loop's last
+        iterate, contact.newton_loop); returns the entry :meth:`_rows_entry` gives."""
+        gap, normal, tangent, master, xi, dofs, wn, wt, dofs2, G, gap_inf = arrays
+        n = u.size
+        geo = ContactGeometry(self.zone.slave, gap, normal, tangent, master, xi)
+        return self._keep_entry(u, (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n), (SparseRows(dofs2, G, n),
+                                                                                           gap_inf)))
+
+    def _keep_entry(self, u: np.ndarray, entry):
         self._rows_cache = [(u.copy(), entry)] + self._rows_cache[:ROWS_KEPT - 1]
         return entry
 

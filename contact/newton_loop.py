@@ -217,11 +217,15 @@ def newton_iterations(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static, f_ext, m
                       segment_start, segments, planes, widths, parameters, has_held, held, has_free, free_mask, lam,
                       status, direction, changes, rela, use_rela, maxi, use_maxi, max_iterations, max_changes,
                       momentum_rate, force_scale, rcond_min, u_out, a_out, v_out, f_int, f_damp, f_each, f_terms,
-                      reactions_c, R_free, norms, counts):
+                      reactions_c, R_free, norms, counts, geometry, rows_dofs, rows_values):
     """A step's Newton iterations (module docstring) from the first iterate ``u`` (imposed values set),
     writing the last iterate: u_out, a_out, v_out, f_int, f_damp, f_each (n_t, n_dofs) each contact
     term's force -G^T lam, f_terms (their sum), reactions_c, R_free, norms (||R_free||, ||c||, scale), and
-    the contact trial (lam, status, direction, changes: concatenated over the terms, in place);
+    the contact trial (lam, status, direction, changes: concatenated over the terms, in place), the last
+    iterate's contact geometry and rows (zone_rows' arrays, concatenated over the terms, each term's rows in
+    its first columns): ``geometry`` (n_s, 8) gap, normal (2), tangent (2), xi, gap_inf, 0; ``rows_dofs``
+    (4 n_s, k) the master nodes (first two columns), the dofs of the rows (n_s) and of the interleaved rows
+    (2 n_s); ``rows_values`` (4 n_s, k) wn, wt (n_s each) and the interleaved G (2 n_s) (:func:`kept_rows`);
     force_scale (1,) the phase's largest scale (fem.time.newton.newton_converged), counts[0] the
     corrections made. Returns CONVERGED, NON_FINITE (a residual not finite), NOT_CONVERGED (max_iterations
     reached or a status changed max_changes times: the caller names the cause) or FALLBACK (the dense LU
@@ -298,6 +302,20 @@ def newton_iterations(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static, f_ext, m
             contact_loops.zone_rows(points, u, slave[s0:s1], segments[segment_start[t]:segment_start[t + 1]],
                                     planes[t], parameters[t, 0], parameters[t, 1], gap, normal, tangent, master, xi,
                                     dofs_t, wn, wt, dofs2, G_t, gap_inf)
+            nt = node_start[n_t]
+            for i in range(ns):
+                at = s0 + i
+                geometry[at, 0], geometry[at, 1], geometry[at, 2] = gap[i], normal[i, 0], normal[i, 1]
+                geometry[at, 3], geometry[at, 4], geometry[at, 5] = tangent[i, 0], tangent[i, 1], xi[i]
+                geometry[at, 6], geometry[at, 7] = gap_inf[i], 0.0
+                rows_dofs[at, 0], rows_dofs[at, 1] = master[i, 0], master[i, 1]
+                for j in range(m):
+                    rows_dofs[nt + at, j] = dofs_t[i, j]
+                    rows_values[at, j], rows_values[nt + at, j] = wn[i, j], wt[i, j]
+            for r in range(2 * ns):
+                for j in range(m):
+                    rows_dofs[2 * nt + 2 * s0 + r, j] = dofs2[r, j]
+                    rows_values[2 * nt + 2 * s0 + r, j] = G_t[r, j]
             ds = np.empty(ns)
             contact_loops.row_increments(dofs_t, wt, u, u0, ds)
             new, turned, changed = np.empty(ns, dtype=np.int64), np.empty(ns), np.empty(ns, dtype=np.int64)
@@ -494,6 +512,8 @@ def iterate(data: StepData, ctx, trials, u, u0, v0, a0, ca: float, dt: float, be
     out = Iterated(0, 0, np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty((n_t, n)),
                    np.empty(n), np.empty(cdofs.size), np.empty(free.size), np.empty(3), [])
     counts = np.zeros(1, dtype=np.int64)
+    k = max(int(data.widths.max()), 1) if n_t else 1
+    geometry, rows_dofs, rows_values = np.empty((ns, 8)), np.empty((4 * ns, k), dtype=np.int64), np.empty((4 * ns, k))
     out.code = newton_iterations(
         u, u0, v0, a0, ca, dt, beta, gamma, quasi_static, f_ext, M.indptr, M.indices, M.data, w1, w0, g0, free, cdofs,
         c_v, c_v.size > 1, data.dofs, data.grad, data.dvol, data.lam, data.mu, data.alpha, data.slot, data.large,
@@ -504,7 +524,7 @@ def iterate(data: StepData, ctx, trials, u, u0, v0, a0, ca: float, dt: float, be
         changes, settings.rela if settings.rela is not None else 0.0, settings.rela is not None,
         settings.maxi if settings.maxi is not None else 0.0, settings.maxi is not None, settings.max_iterations,
         max_changes, momentum_rate, force_scale, newton_system.RCOND_MIN, out.u, out.a, out.v, out.f_int, out.f_damp,
-        out.f_each, out.f_terms, out.reactions_c, out.R_free, out.norms, counts)
+        out.f_each, out.f_terms, out.reactions_c, out.R_free, out.norms, counts, geometry, rows_dofs, rows_values)
     out.iterations = int(counts[0])
     if out.code == FALLBACK:
         return out
@@ -516,7 +536,22 @@ def iterate(data: StepData, ctx, trials, u, u0, v0, a0, ca: float, dt: float, be
         trial.direction = direction[s0:s1].copy()
         trial.changes[:] = changes[s0:s1]
     out.changes = [trial.changes for trial in trials]
+    if out.code == CONVERGED:  # the terms' geometry at the converged u, as they would compute it again
+        for t, term in enumerate(data.terms):
+            term.keep_rows(out.u, kept_rows(geometry, rows_dofs, rows_values, data.node_start, t, int(data.widths[t])))
     return out
+
+
+def kept_rows(geometry, rows_dofs, rows_values, node_start, t: int, m: int):
+    """Term t's arrays of contact.multipliers.zone_rows (gap, normal, tangent, master, xi, dofs, wn, wt,
+    dofs2, G, gap_inf), each its own contiguous array, from :func:`newton_iterations`' outputs."""
+    s0, s1, nt = int(node_start[t]), int(node_start[t + 1]), int(node_start[-1])
+    g = geometry[s0:s1]
+    own = np.ascontiguousarray
+    return (g[:, 0].copy(), own(g[:, 1:3]), own(g[:, 3:5]), own(rows_dofs[s0:s1, :2]), g[:, 5].copy(),
+            own(rows_dofs[nt + s0:nt + s1, :m]), own(rows_values[s0:s1, :m]), own(rows_values[nt + s0:nt + s1, :m]),
+            own(rows_dofs[2 * nt + 2 * s0:2 * nt + 2 * s1, :m]), own(rows_values[2 * nt + 2 * s0:2 * nt + 2 * s1, :m]),
+            g[:, 6].copy())
 
 
 @compiled.warm_up
@@ -539,7 +574,8 @@ def _load_compiled_loops() -> None:
             np.zeros((0, 7)), none_bool, none_bool, none_bool, none_bool, _NO_VALUES, _NO_INDEX, _NO_VALUES,
             _NO_INDEX, 1e-6, True, 0.0, False, 20, 6, 0.0, np.zeros(1), newton_system.RCOND_MIN, np.empty(2),
             np.empty(2), np.empty(2), np.empty(2), np.empty(2), np.empty((0, 2)), np.empty(2), np.empty(0),
-            np.empty(2), np.empty(3), np.zeros(1, dtype=np.int64))
+            np.empty(2), np.empty(3), np.zeros(1, dtype=np.int64), np.empty((0, 8)), np.empty((0, 1), dtype=np.int64),
+            np.empty((0, 1)))
     data = np.array([1.0, -2.0, 3.0])
     round_off_floor(data, np.array([0, 1, 0], dtype=np.int64), np.array([0, 2, 3], dtype=np.int64), x,
                     newton.ROUND_OFF)
