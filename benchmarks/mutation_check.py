@@ -172,9 +172,11 @@ MUTATIONS = (
     _m("compiled Newton loop: a term's kept-open nodes ignored (closing located: the probes let them close)",
        "contact/newton_loop.py", "free_mask[s0:s1], has_free[t],", "free_mask[s0:s1], False,",
        "tests/test_contact_landing.py::test_the_located_closing_takes_at_most_its_tolerance_and_creates_nothing"),
-    _m("compiled Newton loop: the equations' rows B_f filled transposed, onto the reaction columns",
-       "contact/newton_loop.py", "dense[index[columns[r, j]] * N + nf + r] += B[r, j]",
-       "dense[(nf + r) * N + index[columns[r, j]]] += B[r, j]",
+    # (a fill that leaves the mixed matrix singular, B_f or A dropped, is not run by the loop: its dense LU
+    # refuses the step and the Python loop runs it again, FALLBACK; a wrong one that is regular is)
+    _m("compiled Newton loop: the reaction columns -w G^T filled with the wrong sign",
+       "contact/newton_loop.py", "weight = w1[columns[r, j]] if w_rows else w1[0]",
+       "weight = -(w1[columns[r, j]] if w_rows else w1[0])",
        "tests/test_weak_spots.py::test_the_newton_iterations_of_a_reference_run_stay_at_their_count"),
     _m("compiled Newton loop: the iterate's kinematics with gamma = 1/2 whatever the scheme",
        "contact/newton_loop.py", "newmark.newmark_kinematics(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static)",
