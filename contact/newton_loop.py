@@ -220,7 +220,8 @@ def newton_iterations(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static, f_ext, m
                       reactions_c, R_free, norms, counts, geometry, rows_dofs, rows_values):
     """A step's Newton iterations (module docstring) from the first iterate ``u`` (imposed values set),
     writing the last iterate: u_out, a_out, v_out, f_int, f_damp, f_each (n_t, n_dofs) each contact
-    term's force -G^T lam, f_terms (their sum), reactions_c, R_free, norms (||R_free||, ||c||, scale), and
+    term's force -G^T lam, f_terms (their sum), reactions_c, R_free, norms (5,) (||R_free||, ||c||, scale,
+    and when converged the strain energy [J] and the smallest det F, +inf in small strain), and
     the contact trial (lam, status, direction, changes: concatenated over the terms, in place), the last
     iterate's contact geometry and rows (zone_rows' arrays, concatenated over the terms, each term's rows in
     its first columns): ``geometry`` (n_s, 8) gap, normal (2), tangent (2), xi, gap_inf, 0; ``rows_dofs``
@@ -373,6 +374,15 @@ def newton_iterations(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static, f_ext, m
             ok_rela = ok_maxi = True
         one = 1.0 if 1.0 > reference else reference
         if ok_rela and ok_maxi and settled and (it > 0 or worst <= 1e-15 * one):
+            # the strain energy and smallest det F of the converged state (fem.model.assembly.ForceEvaluation's)
+            energy, smallest = 0.0, np.inf
+            for q in range(len(dofs_k)):
+                energy += continuum._energy(S_k[q], E_k[q], dvol_k[q])
+                if large:
+                    det = continuum.smallest_determinant(F_k[q])
+                    if det < smallest:
+                        smallest = det
+            norms[3], norms[4] = energy, smallest
             return CONVERGED
         previous = worst
         oscillating = False
@@ -464,7 +474,7 @@ class Iterated:
     """What :func:`iterate` leaves of a step's Newton iterations: the outcome code, the corrections made,
     the last iterate (u, a, v), the forces there (f_int, f_damp, each contact term's force f_each (n_t,
     n_dofs), their sum f_terms), the reactions on the imposed dofs (reactions_c), the free residual R_free
-    and the norms (||R_free||, ||c||, scale)."""
+    and the norms (||R_free||, ||c||, scale, strain energy, smallest det F: :func:`newton_iterations`)."""
 
     code: int
     iterations: int
@@ -510,7 +520,7 @@ def iterate(data: StepData, ctx, trials, u, u0, v0, a0, ca: float, dt: float, be
     free, cdofs = ctx.free, ctx.constraints.dofs
     force_scale = np.array([ctx.force_scale])
     out = Iterated(0, 0, np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty(n), np.empty((n_t, n)),
-                   np.empty(n), np.empty(cdofs.size), np.empty(free.size), np.empty(3), [])
+                   np.empty(n), np.empty(cdofs.size), np.empty(free.size), np.empty(5), [])
     counts = np.zeros(1, dtype=np.int64)
     k = max(int(data.widths.max()), 1) if n_t else 1
     geometry, rows_dofs, rows_values = np.empty((ns, 8)), np.empty((4 * ns, k), dtype=np.int64), np.empty((4 * ns, k))
@@ -574,7 +584,7 @@ def _load_compiled_loops() -> None:
             np.zeros((0, 7)), none_bool, none_bool, none_bool, none_bool, _NO_VALUES, _NO_INDEX, _NO_VALUES,
             _NO_INDEX, 1e-6, True, 0.0, False, 20, 6, 0.0, np.zeros(1), newton_system.RCOND_MIN, np.empty(2),
             np.empty(2), np.empty(2), np.empty(2), np.empty(2), np.empty((0, 2)), np.empty(2), np.empty(0),
-            np.empty(2), np.empty(3), np.zeros(1, dtype=np.int64), np.empty((0, 8)), np.empty((0, 1), dtype=np.int64),
+            np.empty(2), np.empty(5), np.zeros(1, dtype=np.int64), np.empty((0, 8)), np.empty((0, 1), dtype=np.int64),
             np.empty((0, 1)))
     data = np.array([1.0, -2.0, 3.0])
     round_off_floor(data, np.array([0, 1, 0], dtype=np.int64), np.array([0, 2, 3], dtype=np.int64), x,

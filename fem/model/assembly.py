@@ -308,6 +308,15 @@ class Model:
         self._last_evaluation = (u.copy(), evaluation)
         return evaluation
 
+    def evaluated(self, u: np.ndarray, v: np.ndarray, internal: np.ndarray, damping: np.ndarray, strain_energy: float,
+                  smallest_jacobian: float) -> "EvaluatedForces":
+        """What :meth:`evaluate` gives at (u, v), given by a compiled loop that computed it with the same loops
+        (contact.newton_loop): the forces [N], the strain energy [J] and the smallest det F (+inf in small
+        strain); kept as the last evaluation (:meth:`strain_energy` at u reads it). No tangent."""
+        evaluation = EvaluatedForces(u, v, internal, damping, strain_energy, smallest_jacobian)
+        self._last_evaluation = (u.copy(), evaluation)
+        return evaluation
+
     def forces(self, u: np.ndarray, v: np.ndarray | None = None, tangent: bool = True) -> InternalForces:
         """Internal force, damping force and (optionally) their derivatives at (u, v).
 
@@ -410,6 +419,25 @@ class ForceEvaluation:
     def strain_energy(self) -> float:
         """Stored elastic energy at this state [J]."""
         return sum(continuum.strain_energy(k, state) for k, state in zip(self.model.kernels, self._states))
+
+
+@dataclass(frozen=True)
+class EvaluatedForces:
+    """A :class:`ForceEvaluation`'s values computed elsewhere (:meth:`Model.evaluated`): internal, damping
+    (n_dofs,) [N], the strain energy [J] and the smallest det F at (u, v)."""
+
+    u: np.ndarray
+    v: np.ndarray
+    internal: np.ndarray
+    damping: np.ndarray
+    energy: float
+    jacobian: float
+
+    def strain_energy(self) -> float:
+        return self.energy
+
+    def smallest_jacobian(self) -> float:
+        return self.jacobian
 
 
 def jacobian(F: np.ndarray) -> np.ndarray:

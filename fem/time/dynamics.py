@@ -140,7 +140,7 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
                            for node in term.nodes[changes >= newton.MAX_STATUS_CHANGES]]
             detail = f"contact statuses oscillated at nodes {oscillating}" if oscillating else ""
             raise NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it, detail)
-        forces = model.evaluate(u, v)
+        forces = model.evaluated(u, v, done.f_int, done.f_damp, float(done.norms[3]), float(done.norms[4]))
         each, each_mult = [], list(done.f_each.copy())
         f_mult, f_terms = sum(each_mult, np.zeros(model.n_dofs)), done.f_terms
     previous, J, u_J = np.inf, None, None
