@@ -3,7 +3,8 @@ every loop of fem.compiled runs as the Python it is written in, give the same hi
 
 The loops (the continuum's forces and cell matrices, the contact geometry, statuses and equations, the
 Newmark kinematics and HHT residual, the residual norms, the Newton matrix and mixed fills, the dense LU
-by LAPACK) are written once, as plain Python compiled by numba without fast-math: the arithmetic is the
+by LAPACK, and the Newton loop of a step that calls them all, contact.newton_loop) are written once, as
+plain Python compiled by numba without fast-math: the arithmetic is the
 same IEEE operations in the same order either way, so any difference is a second path (a loop that
 behaves otherwise compiled, a branch taken only in one mode). The runs: a shaking-table sine pulse
 (uplift and landing, HHT) and SDNV105 A to 0.03 s of its free rocking (self-weight, tilt, release,
