@@ -84,9 +84,10 @@ shrinks, since s follows where the impact falls in the step (SDNV105 A with a re
 
 Compiled loops
 --------------
-The status revision (:func:`revise_statuses`) and the equations (:func:`linearize_equations`) are
-plain Python loops over the slave nodes compiled by ``numba.njit(cache=True)`` on first use (fem.compiled),
-as are the geometry and rows of :mod:`contact.zone`; geometries are cached per u (the last committed
+The status revision (revise_statuses) and the equations (linearize_equations) are plain Python loops over
+the slave nodes in :mod:`contact.equations`, compiled by ``numba.njit(cache=True)`` on first use
+(fem.compiled), as are the geometry and rows of :mod:`contact.zone`; a Newmark/HHT step runs them from one
+compiled Newton loop (contact.newton_loop, :meth:`MultiplierContact.compiled_iterations`); geometries are cached per u (the last committed
 one and the last ROWS_KEPT iterates, compared value by value). On the small models users run most
 numpy's per-call overhead cost more than the arithmetic. The same code runs as Python under
 ``NUMBA_DISABLE_JIT=1``; tests/test_contact_compiled.py checks both against the vectorised numpy forms.
@@ -94,7 +95,6 @@ numpy's per-call overhead cost more than the arithmetic. The same code runs as P
 from __future__ import annotations
 
 import logging
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -105,8 +105,10 @@ from fem.stage.energy import StepWork, law_work
 from fem.model.assembly import Model
 from fem.model.sparsity import SparseRows
 
+from contact import equations
+from contact.equations import (NO_MASK, _NO_PLANE, _NO_SEGMENTS, interleave_rows, iterate_equations,  # noqa: F401
+                               linearize_equations, revise_statuses, row_increments, same_vector, sign, zone_rows)
 from contact.state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
-import contact.zone as zone_loops
 from contact.zone import ContactError, ContactGeometry, ContactZone
 
 logger = logging.getLogger(__name__)
@@ -116,8 +118,6 @@ RELEASES = ("immediate", "located", "delayed")
 CLOSINGS = ("immediate", "located")
 #: geometries kept by MultiplierContact.rows besides the last committed state's: the last iterates
 ROWS_KEPT = 3
-#: the placeholder of an absent node mask (TrialContact.held / free is None) in the compiled loops
-NO_MASK = np.zeros(0, dtype=np.bool_)
 
 
 @dataclass
@@ -211,10 +211,11 @@ class MultiplierContact:
         """(geometry, normal rows, tangent rows, (interleaved rows, gap with +inf where not finite))
         at u, cached (the newest first; an equal u gives the same entry whichever matches)."""
         for cached_u, cached in self._rows_cache:
-            if cached_u.shape == u.shape and same_vector(cached_u, u):
+            if cached_u.shape == u.shape and equations.same_vector(cached_u, u):
                 return cached
-        if self._committed is not None and self._committed[0].shape == u.shape and same_vector(self._committed[0], u):
-            return self._committed[1]
+        committed = self._committed
+        if committed is not None and committed[0].shape == u.shape and equations.same_vector(committed[0], u):
+            return committed[1]
         zone, n = self.zone, u.size
         fused = self._fused_zone()
         if fused is None or u.shape != (self.points.size,) or u.dtype != np.float64:
@@ -223,7 +224,7 @@ class MultiplierContact:
             dofs, wn, wt = geo.local_rows()
             ns, m = wn.shape
             dofs2, G, gap = np.empty((2 * ns, m), dtype=np.int64), np.empty((2 * ns, m)), np.empty(ns)
-            interleave_rows(dofs, wn, wt, geo.gap, dofs2, G, gap)  # (normal, tangent) rows per node
+            equations.interleave_rows(dofs, wn, wt, geo.gap, dofs2, G, gap)  # (normal, tangent) rows per node
         else:  # a rigid plane or master segments: the geometry and its rows in one compiled call
             segments, plane, m = fused
             ns = zone.size
@@ -231,8 +232,8 @@ class MultiplierContact:
             master, dofs, wn, wt = np.empty((ns, 2), dtype=np.int64), np.empty((ns, m), dtype=np.int64), \
                 np.empty((ns, m)), np.empty((ns, m))
             dofs2, G, gap_inf = np.empty((2 * ns, m), dtype=np.int64), np.empty((2 * ns, m)), np.empty(ns)
-            zone_rows(self.points, u, zone.slave, segments, plane, zone.extension, zone.clearance, gap, normal, tangent,
-                      master, xi, dofs, wn, wt, dofs2, G, gap_inf)
+            equations.zone_rows(self.points, u, zone.slave, segments, plane, zone.extension, zone.clearance, gap, normal,
+                                tangent, master, xi, dofs, wn, wt, dofs2, G, gap_inf)
             return self.keep_rows(u, (gap, normal, tangent, master, xi, dofs, wn, wt, dofs2, G, gap_inf))
         return self._keep_entry(u, (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n), (SparseRows(dofs2, G, n), gap)))
 
@@ -272,13 +273,16 @@ class MultiplierContact:
         the level."""
         geo, Gn, Gt, (_, gap) = self._rows_entry(u)
         ds = np.empty(gap.size)
-        row_increments(Gt.columns, Gt.values, u, trial.u0, ds)
+        equations.row_increments(Gt.columns, Gt.values, u, trial.u0, ds)
         return geo, gap.copy(), ds, (Gn, Gt), 1.0
 
     # ------------------------------------------------------------------ MultiplierTerm protocol
     def compiled_iterations(self):
         """The module that runs the Newton iterations of a Newmark/HHT step with this term in one compiled
-        call (contact.newton_loop; the optional part of fem.stage.phase.MultiplierTerm)."""
+        call (contact.newton_loop; the optional part of fem.stage.phase.MultiplierTerm), or None for a
+        subclass (a user's own law, whose measures or equations the loop does not know)."""
+        if type(self) is not MultiplierContact:
+            return None
         from contact import newton_loop
 
         return newton_loop
@@ -338,7 +342,7 @@ class MultiplierContact:
         geo, gap, ds, _, _ = self.measures(trial, u, v)
         n = gap.size
         new, direction, changed = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
-        count = revise_statuses(trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
+        count = equations.revise_statuses(trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
                                 trial.held is not None, _mask(trial.free), trial.free is not None, self.friction,
                                 self.rho_n, self.rho_t, self.gap_tolerance, self.method == "augmented",
                                 trial.changes, new, direction, changed)  # the rules above, node by node
@@ -354,7 +358,7 @@ class MultiplierContact:
         geo, gap, ds, (Gn, Gt), row_factor = self.measures(trial, u, v)
         G = self._rows_entry(u)[3][0]
         residual, Du, Dl = np.empty(G.values.shape[0]), np.empty(G.values.shape), np.empty((gap.size, 2, 2))
-        linearize_equations(trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
+        equations.linearize_equations(trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
                             trial.held is not None, self.friction, self.rho_n, self.rho_t, float(row_factor),
                             G.values, residual, Du, Dl)
         return MultiplierLinearization(G, residual, G.with_values(Du), Dl)
@@ -371,7 +375,7 @@ class MultiplierContact:
         new, direction, changed = np.empty(ns, dtype=np.int64), np.empty(ns), np.empty(ns, dtype=np.int64)
         residual, Du, Dl = np.empty(G.values.shape[0]), np.empty(G.values.shape), np.empty((ns, 2, 2))
         force = np.empty(u.size)
-        count = iterate_equations(update, trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
+        count = equations.iterate_equations(update, trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
                                   trial.held is not None, _mask(trial.free), trial.free is not None, self.friction,
                                   self.rho_n, self.rho_t, self.gap_tolerance, self.method == "augmented",
                                   float(row_factor), G.columns, G.values, trial.changes, new, direction, changed,
@@ -433,249 +437,3 @@ def _mask(mask) -> np.ndarray:
     if mask is None:
         return NO_MASK
     return mask if mask.dtype == np.bool_ else np.asarray(mask, dtype=np.bool_)
-
-
-# ------------------------------------------------------------------------------------ compiled loops
-# They fill arrays the caller allocates and return nothing or a number: a tuple of arrays boxed by
-# numba on return meets a signal handler that raised (fem.time.interrupt) as "SystemError: ...
-# returned a result with an exception set", where a run must stop cleanly.
-@compiled.loop(cache=True, error_model="numpy")
-def sign(x):
-    """np.sign: +-1, 0 at 0, NaN kept."""
-    if x > 0.0:
-        return 1.0
-    if x < 0.0:
-        return -1.0
-    if x == 0.0:
-        return 0.0
-    return x
-
-
-@compiled.loop(cache=True, error_model="numpy")
-def interleave_rows(dofs, wn, wt, gap, dofs2, G, gap_inf):
-    """Fills the rows of the multiplier unknowns (R_N, R_T) of each node, interleaved: dofs2
-    (2 n_s, m) and G (2 n_s, m), the normal row of node i at 2 i, its tangent row at 2 i + 1; and the
-    normal measure of the geometry gap_inf (n_s,), the gap with +inf where it is not finite (unpaired)."""
-    ns, m = wn.shape
-    for i in range(ns):
-        for k in range(m):
-            dofs2[2 * i, k] = dofs[i, k]
-            dofs2[2 * i + 1, k] = dofs[i, k]
-            G[2 * i, k] = wn[i, k]
-            G[2 * i + 1, k] = wt[i, k]
-        gap_inf[i] = gap[i] if math.isfinite(gap[i]) else np.inf
-
-
-#: the placeholders of the plane of a zone of master segments, and of the segments of a rigid plane's
-_NO_PLANE, _NO_SEGMENTS = np.zeros(4), np.zeros((0, 2), dtype=np.int64)
-
-
-@compiled.loop(calls=("contact.zone",), cache=True, error_model="numpy")
-def zone_rows(points, u, slave, segments, plane, extension, clearance, gap, normal, tangent, master, xi, dofs, wn, wt,
-              dofs2, G, gap_inf):
-    """The geometry of a zone in x = X + u and its rows, in one call: against the rigid plane
-    ``plane`` = (px, py, nx, ny) when ``segments`` is empty (contact.zone.plane_geometry, plane_rows;
-    master -1, xi 0), else against the master ``segments`` (contact.zone.segment_geometry, segment_rows;
-    master the nodes of each slave node's segment); then :func:`interleave_rows`. Fills gap, normal,
-    tangent, master, xi (ContactGeometry's arrays), dofs, wn, wt (ContactGeometry.local_rows) and dofs2,
-    G, gap_inf: the same values as those functions called one after the other."""
-    ns = slave.size
-    if segments.shape[0] == 0:
-        px, py, nx, ny = plane[0], plane[1], plane[2], plane[3]
-        zone_loops.plane_geometry(points, u, slave, px, py, nx, ny, clearance, gap, normal, tangent)
-        for i in range(ns):
-            master[i, 0], master[i, 1], xi[i] = -1, -1, 0.0
-        zone_loops.plane_rows(slave, normal, tangent, dofs, wn, wt)
-    else:
-        best = np.empty(ns, dtype=np.int64)
-        zone_loops.segment_geometry(points, u, slave, segments, extension, clearance, gap, normal, tangent, best, xi)
-        for i in range(ns):
-            master[i, 0], master[i, 1] = segments[best[i], 0], segments[best[i], 1]
-        zone_loops.segment_rows(slave, master, xi, normal, tangent, dofs, wn, wt)
-    interleave_rows(dofs, wn, wt, gap, dofs2, G, gap_inf)
-
-
-@compiled.loop(cache=True, error_model="numpy")
-def row_increments(dofs, values, u, u0, out):
-    """out[r] = sum_k values[r, k] (u - u0)[dofs[r, k]]: the slip increment ds = Gt (u - u0),
-    summed in the order numpy's einsum (:class:`fem.model.sparsity.SparseRows`) takes on two SIMD
-    lanes, the even and the odd terms apart, then together: there, the same bits as the product."""
-    n, m = values.shape
-    for r in range(n):
-        even, odd = 0.0, 0.0
-        for k in range(0, m, 2):
-            c = dofs[r, k]
-            even += values[r, k] * (u[c] - u0[c])
-        for k in range(1, m, 2):
-            c = dofs[r, k]
-            odd += values[r, k] * (u[c] - u0[c])
-        out[r] = even + odd
-
-
-@compiled.loop(cache=True, error_model="numpy")
-def same_vector(a, b):
-    """a == b entry by entry (np.array_equal of two vectors of the same size)."""
-    for i in range(a.size):
-        if a[i] != b[i]:
-            return False
-    return True
-
-
-@compiled.loop(cache=True, error_model="numpy")
-def revise_statuses(old, f_old, lam, gap, ds, held, has_held, free, has_free, mu, rho_n, rho_t,
-                    gap_tolerance, augmented, changes, new, direction, changed):
-    """New statuses and friction directions (:meth:`MultiplierContact.update`) from the old ones,
-    the multipliers lam = (R_N, R_T) interleaved, the gap g (+inf unpaired) and the slip increment
-    ds. Fills ``new`` and ``direction`` (n_s,), counts the changes in ``changes``, writes the indices
-    of the nodes that changed at the start of ``changed`` (n_s,) and returns how many changed.
-
-    Normal status: "augmented" closed when R~_N = R_N - rho_n g > 0 (or >= 0 for a closed node);
-    "lagrange" an open node closes when g < -gap_tolerance, a closed one opens when R_N < 0, with
-    R~_N, R~_T the multipliers of a closed node and the trial forces -rho_n g, -rho_t ds of an open
-    one. ``held`` nodes stay closed, ``free`` ones open. mu = 0: closed nodes slip, direction 0.
-    Otherwise over = |R~_T| > mu max(R~_N, 0) (1 + 1e-10); a slipping node (SLIP with a direction
-    f != 0) keeps slipping along f unless its slip reverses (ds f > 0; "augmented" also when
-    sign(R~_T) != f or not over); any other closed node slips along sign(R~_T) when over, else sticks.
-    """
-    n = old.size
-    n_changed = 0
-    for i in range(n):
-        rn, rt = lam[2 * i], lam[2 * i + 1]
-        g, s = gap[i], ds[i]
-        if augmented:
-            rn_aug, rt_aug = rn - rho_n * g, rt - rho_t * s
-            # a closed node stays closed at R~_N = 0 (touching, no force yet: a body laid on another)
-            closed = rn_aug > 0 or (old[i] != OPEN and rn_aug >= 0)
-        elif old[i] == OPEN:
-            closed = g < -gap_tolerance
-            rn_aug, rt_aug = -rho_n * g, -rho_t * s
-        else:
-            closed = rn >= 0
-            rn_aug, rt_aug = rn, rt
-        if has_held and held[i]:
-            closed = True
-        if has_free and free[i]:
-            closed = False
-        status, f = OPEN, 0.0
-        if closed and mu == 0:
-            status = SLIP
-        elif closed:
-            cap = rn_aug if (rn_aug > 0.0 or rn_aug != rn_aug) else 0.0  # np.maximum(R~_N, 0)
-            over = abs(rt_aug) > mu * cap * (1 + 1e-10)
-            f_new = sign(rt_aug)
-            # a frictionless "slip" (no direction yet, e.g. after a mu = 0 phase) is decided afresh
-            slipping = old[i] == SLIP and f_old[i] != 0
-            reverses = s * f_old[i] > 0
-            if not slipping:
-                slips = over
-            elif augmented:
-                slips = not (reverses or f_new != f_old[i]) and over
-            else:
-                slips = not reverses
-            if slips:
-                status, f = SLIP, (f_old[i] if slipping else f_new)
-            else:
-                status = STICK
-        new[i], direction[i] = status, f
-        if status != old[i]:
-            changes[i] += 1
-            changed[n_changed] = i
-            n_changed += 1
-    return n_changed
-
-
-@compiled.loop(cache=True, error_model="numpy")
-def linearize_equations(status, f, lam, gap, ds, held, has_held, mu, rho_n, rho_t, row_factor, G, residual, Du, Dl):
-    """The node equations (the table of the module docstring) and their derivatives, with g = 0
-    where the gap is not finite. Residuals (interleaved, 2 n_s): open R_N, R_T; stick rho_n g,
-    rho_t ds; slip rho_n g, R_T - mu f (R_N - rho_n g); a slipping node held closed under traction
-    (R_N - rho_n g <= 0) has no friction force (R_T). d/d(unknown) (2 n_s, m): the rows ``G``
-    (interleaved normal, tangent) times rho_n (closed), rho_t (stick), plus mu f rho_n times the
-    normal row in the tangent equation (slip), all times ``row_factor``. d/dlam: 2 x 2 blocks
-    [[d res_n/d R_N, 0], [d res_t/d R_N, d res_t/d R_T]]. Fills residual (2 n_s,), Du (the values of
-    d/d(unknown), 2 n_s x m) and Dl (n_s, 2, 2)."""
-    ns = status.size
-    m = G.shape[1]
-    for i in range(ns):
-        rn, rt = lam[2 * i], lam[2 * i + 1]
-        g = gap[i] if math.isfinite(gap[i]) else 0.0
-        closed, stick, slip = status[i] != OPEN, status[i] == STICK, status[i] == SLIP
-        # the slip cap mu (R_N - rho_n g) is never negative: a node held closed under traction
-        # (release "located" or "delayed") has no friction force
-        cap_on = slip and not (has_held and held[i] and (rn - rho_n * g) <= 0)
-        residual[2 * i] = rho_n * g if closed else rn
-        if stick:
-            residual[2 * i + 1] = rho_t * ds[i]
-        elif cap_on:
-            residual[2 * i + 1] = rt - mu * f[i] * (rn - rho_n * g)
-        else:
-            residual[2 * i + 1] = rt
-        on_n = (rho_n if closed else 0.0) * row_factor
-        on_t = (rho_t if stick else 0.0) * row_factor
-        on_slip = (mu * f[i] * rho_n if cap_on else 0.0) * row_factor
-        for k in range(m):
-            Du[2 * i, k] = on_n * G[2 * i, k]
-            Du[2 * i + 1, k] = on_t * G[2 * i + 1, k] + on_slip * G[2 * i, k]
-        Dl[i, 0, 0] = 0.0 if closed else 1.0
-        Dl[i, 0, 1] = 0.0
-        Dl[i, 1, 0] = -mu * f[i] if cap_on else 0.0
-        Dl[i, 1, 1] = 0.0 if stick else 1.0
-
-
-@compiled.loop(cache=True, error_model="numpy")
-def iterate_equations(update, status, f_old, lam, gap, ds, held, has_held, free, has_free, mu, rho_n, rho_t,
-                      gap_tolerance, augmented, row_factor, columns, G, changes, new, direction, changed, residual, Du,
-                      Dl, force):
-    """One Newton iterate of a contact term (:meth:`MultiplierContact.iterate`): when ``update``, the
-    statuses revised by :func:`revise_statuses` into ``new`` and ``direction`` (else copied from
-    ``status`` and ``f_old``); the equations of those statuses by :func:`linearize_equations`; and the
-    resisting force ``force`` (n_dofs,) = -G^T lam, G the interleaved rows (``columns``, ``G``)
-    (2 n_s, m), summed row after row as numpy's bincount does, then negated. Returns the number of
-    nodes whose status changed (their indices at the start of ``changed``)."""
-    count = 0
-    if update:
-        count = revise_statuses(status, f_old, lam, gap, ds, held, has_held, free, has_free, mu, rho_n, rho_t,
-                                gap_tolerance, augmented, changes, new, direction, changed)
-    else:
-        for i in range(status.size):
-            new[i], direction[i] = status[i], f_old[i]
-    linearize_equations(new, direction, lam, gap, ds, held, has_held, mu, rho_n, rho_t, row_factor, G, residual, Du,
-                        Dl)
-    for c in range(force.size):
-        force[c] = 0.0
-    n, m = G.shape
-    for r in range(n):
-        for k in range(m):
-            force[columns[r, k]] += G[r, k] * lam[r]
-    for c in range(force.size):
-        force[c] = -force[c]
-    return count
-
-
-@compiled.warm_up
-def _load_compiled_loops() -> None:
-    """Call each loop once on two nodes, in the types of a run, when a run starts (fem.compiled.load;
-    numba loads it from its cache, or compiles it once per checkout): not at a run's first step
-    (contact.zone._load_compiled_loops says why)."""
-    dofs, values, u = np.zeros((2, 2), dtype=np.int64), np.ones((2, 2)), np.zeros(2)
-    gap, lam, status = np.array([0.0, np.inf]), np.zeros(4), np.array([OPEN, SLIP])
-    dofs2, G, gap_inf, ds = np.empty((4, 2), dtype=np.int64), np.empty((4, 2)), np.empty(2), np.empty(2)
-    interleave_rows(dofs, values, values, gap, dofs2, G, gap_inf)
-    points, slave = np.zeros((3, 2)), np.array([0, 1], dtype=np.int64)
-    points[2, 0] = 1.0
-    for m, segments, plane in ((2, _NO_SEGMENTS, np.array([0.0, 0.0, 0.0, 1.0])), (6, np.array([[1, 2]]), _NO_PLANE)):
-        zone_rows(points, np.zeros(6), slave, segments, plane, 0.5, 0.0, np.empty(2), np.empty((2, 2)),
-                  np.empty((2, 2)), np.empty((2, 2), dtype=np.int64), np.empty(2), np.empty((2, m), dtype=np.int64),
-                  np.empty((2, m)), np.empty((2, m)), np.empty((4, m), dtype=np.int64), np.empty((4, m)), np.empty(2))
-    row_increments(dofs, values, u, u, ds)
-    same_vector(u, u)
-    for held in (NO_MASK, np.ones(2, dtype=np.bool_)):
-        revise_statuses(status, np.ones(2), lam, gap_inf, ds, held, held.size > 0, held, held.size > 0, 0.3, 1.0,
-                        1.0, 0.0, True, np.zeros(2, dtype=np.int64), np.empty(2, dtype=np.int64), np.empty(2),
-                        np.empty(2, dtype=np.int64))
-        linearize_equations(status, np.ones(2), lam, gap_inf, ds, held, held.size > 0, 0.3, 1.0, 1.0, 1.0, G,
-                            np.empty(4), np.empty((4, 2)), np.empty((2, 2, 2)))
-        iterate_equations(True, status, np.ones(2), lam, gap_inf, ds, held, held.size > 0, held, held.size > 0, 0.3,
-                          1.0, 1.0, 0.0, True, 1.0, dofs2, G, np.zeros(2, dtype=np.int64), np.empty(2, dtype=np.int64),
-                          np.empty(2), np.empty(2, dtype=np.int64), np.empty(4), np.empty((4, 2)),
-                          np.empty((2, 2, 2)), np.empty(4))

@@ -11,7 +11,7 @@ A step's iterations, as fem.time.dynamics._newton_step writes them, are::
 once per phase by :func:`step_data`: the continuum kernels of fem.model.continuum, the iteration matrix's
 pattern of fem.time.newton_system, and the contact terms' zones and law parameters, concatenated: law
 code "lagrange" 0 or "augmented" 1, mu, rho_n, rho_t, gap tolerance per term), calling the loops the
-Python path calls (continuum._forces, _cell_matrices, contact.multipliers.zone_rows, iterate_equations,
+Python path calls (continuum._forces, _cell_matrices, contact.equations.zone_rows, iterate_equations,
 newmark, newton_system's fills, fem.time.dense_lu) in the same order: the same bits. The mixed matrix is
 filled straight into the dense array the LU factorises, each entry summed in the order of the sparse fill
 (fem.time.newton_system._mixed_data).
@@ -30,6 +30,7 @@ diagnoses). Under ``NUMBA_DISABLE_JIT=1`` the same function runs as Python.
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,8 +39,7 @@ from fem import compiled
 from fem.model import continuum
 from fem.time import dense_lu, newmark, newton, newton_system
 
-import contact.multipliers as contact_loops
-from contact.multipliers import MultiplierContact
+import contact.equations as contact_loops
 
 #: outcomes of :func:`newton_iterations`
 CONVERGED, NON_FINITE, NOT_CONVERGED, FALLBACK = 0, 1, 2, 3
@@ -112,8 +112,9 @@ def step_data(ctx) -> StepData | None:
         return None
     terms = tuple(ctx.multipliers)
     points = terms[0].points if terms else np.zeros((0, 2))
+    this = sys.modules[__name__]
     for term in terms:  # one set of points for every zone: the terms' own (a tilted phase's may be its own)
-        if type(term) is not MultiplierContact or term.impulsive or term.points is not points:
+        if getattr(term, "compiled_iterations", lambda: None)() is not this or term.impulsive or term.points is not points:
             return None
         if term._fused_zone() is None:
             return None
@@ -209,7 +210,7 @@ def round_off_floor(data, indices, indptr, u, round_off):
 
 
 @compiled.loop(calls=("fem.model.continuum", "fem.time.newmark", "fem.time.newton", "fem.time.newton_system",
-                      "fem.time.dense_lu", "contact.multipliers", "contact.zone"), cache=True, error_model="numpy")
+                      "fem.time.dense_lu", "contact.equations", "contact.zone"), cache=True, error_model="numpy")
 def newton_iterations(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static, f_ext, m_indptr, m_indices, m_data, w1, w0,
                       g0, free, cdofs, c_v, split, dofs_k, grad_k, dvol_k, lam_k, mu_k, alpha_k, slot_k, large,
                       pattern_nnz, md_indptr, md_indices, md_data, k_whole, k_map, nnz, md_map, md_values, mass, row,
@@ -553,7 +554,7 @@ def iterate(data: StepData, ctx, trials, u, u0, v0, a0, ca: float, dt: float, be
 
 
 def kept_rows(geometry, rows_dofs, rows_values, node_start, t: int, m: int):
-    """Term t's arrays of contact.multipliers.zone_rows (gap, normal, tangent, master, xi, dofs, wn, wt,
+    """Term t's arrays of contact.equations.zone_rows (gap, normal, tangent, master, xi, dofs, wn, wt,
     dofs2, G, gap_inf), each its own contiguous array, from :func:`newton_iterations`' outputs."""
     s0, s1, nt = int(node_start[t]), int(node_start[t + 1]), int(node_start[-1])
     g = geometry[s0:s1]

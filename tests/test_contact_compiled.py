@@ -21,9 +21,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+import contact.equations
 import contact.multipliers
 import contact.zone
-from contact.multipliers import NO_MASK, MultiplierContact, linearize_equations, revise_statuses
+from contact.equations import NO_MASK, linearize_equations, revise_statuses
+from contact.multipliers import MultiplierContact
 from contact.state import OPEN, SLIP, STICK
 from contact.zone import ContactGeometry, ContactZone, RigidPlane
 
@@ -461,7 +463,7 @@ def test_kernels_run_compiled_unless_jit_is_disabled():
     """Under NUMBA_DISABLE_JIT=1 the loops are the plain Python functions; otherwise numba's."""
     disabled = os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0")
     loops = {contact.zone: ("clip", "plane_geometry", "segment_geometry", "segment_rows", "plane_rows"),
-             contact.multipliers: ("sign", "interleave_rows", "row_increments", "same_vector", "revise_statuses",
+             contact.equations: ("sign", "interleave_rows", "row_increments", "same_vector", "revise_statuses",
                                    "linearize_equations", "iterate_equations", "zone_rows")}
     for module, names in loops.items():
         for name in names:
@@ -474,7 +476,7 @@ def test_the_loops_return_no_arrays(monkeypatch):
     arrays on return can meet the exception of a signal handler (fem.time.interrupt) and fail with a
     SystemError, where a run stopped by Ctrl-C or SIGTERM must end cleanly."""
     loops = {contact.zone: ("plane_geometry", "segment_geometry", "segment_rows", "plane_rows"),
-             contact.multipliers: ("interleave_rows", "row_increments", "same_vector", "revise_statuses",
+             contact.equations: ("interleave_rows", "row_increments", "same_vector", "revise_statuses",
                                    "linearize_equations", "iterate_equations", "zone_rows")}
     returned = []
 
@@ -497,7 +499,7 @@ def test_the_loops_return_no_arrays(monkeypatch):
         term.linearize(trial, w, None)
         term.iterate(trial, w, None, True)
     dofs, wn, wt = zone.geometry(points, u).local_rows()  # the loops zone_rows calls, called from Python
-    contact.multipliers.interleave_rows(dofs, wn, wt, np.zeros(zone.size), np.empty((2 * zone.size, 6), dtype=np.int64),
+    contact.equations.interleave_rows(dofs, wn, wt, np.zeros(zone.size), np.empty((2 * zone.size, 6), dtype=np.int64),
                                         np.empty((2 * zone.size, 6)), np.empty(zone.size))
     plane_points, plane = make_zone("plane", 0.0, 6)
     plane.geometry(plane_points, np.zeros(plane_points.size)).local_rows()

@@ -37,7 +37,8 @@ mc = _load()
 #: the modules with physics: each must have at least one mutation
 PHYSICS = ("fem/model/continuum.py", "fem/model/elements.py", "fem/model/assembly.py", "fem/time/dynamics.py", "fem/time/theta.py",
            "fem/time/newton.py", "fem/model/mass.py", "fem/stage/energy.py", "fem/time/stepping.py", "fem/loads/base_motion.py",
-           "fem/time/explicit.py", "contact/penalty.py", "contact/multipliers.py", "contact/zone.py",
+           "fem/time/explicit.py", "contact/penalty.py", "contact/multipliers.py", "contact/equations.py",
+           "contact/newton_loop.py", "contact/zone.py",
            "contact/shocks.py", "contact/buckling.py", "contact/references/rocking.py", "contact/references/rocking_base.py",
            "contact/references/overturning.py", "contact/references/nnm.py", "contact/impacts.py",
            "fem/problem/observe.py", "fem/problem/simulate.py")
