@@ -87,7 +87,8 @@ Compiled loops
 The status revision (revise_statuses) and the equations (linearize_equations) are plain Python loops over
 the slave nodes in :mod:`contact.equations`, compiled by ``numba.njit(cache=True)`` on first use
 (fem.compiled), as are the geometry and rows of :mod:`contact.zone`; a Newmark/HHT step runs them from one
-compiled Newton loop (contact.newton_loop, :meth:`MultiplierContact.compiled_iterations`); geometries are cached per u (the last committed
+compiled Newton loop (contact.newton_loop, :meth:`MultiplierContact.compiled_iterations`); geometries are
+cached per u (the last committed
 one and the last ROWS_KEPT iterates, compared value by value). On the small models users run most
 numpy's per-call overhead cost more than the arithmetic. The same code runs as Python under
 ``NUMBA_DISABLE_JIT=1``; tests/test_contact_compiled.py checks both against the vectorised numpy forms.
@@ -232,10 +233,11 @@ class MultiplierContact:
             master, dofs, wn, wt = np.empty((ns, 2), dtype=np.int64), np.empty((ns, m), dtype=np.int64), \
                 np.empty((ns, m)), np.empty((ns, m))
             dofs2, G, gap_inf = np.empty((2 * ns, m), dtype=np.int64), np.empty((2 * ns, m)), np.empty(ns)
-            equations.zone_rows(self.points, u, zone.slave, segments, plane, zone.extension, zone.clearance, gap, normal,
-                                tangent, master, xi, dofs, wn, wt, dofs2, G, gap_inf)
+            equations.zone_rows(self.points, u, zone.slave, segments, plane, zone.extension, zone.clearance, gap,
+                                normal, tangent, master, xi, dofs, wn, wt, dofs2, G, gap_inf)
             return self.keep_rows(u, (gap, normal, tangent, master, xi, dofs, wn, wt, dofs2, G, gap_inf))
-        return self._keep_entry(u, (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n), (SparseRows(dofs2, G, n), gap)))
+        rows = (SparseRows(dofs2, G, n), gap)
+        return self._keep_entry(u, (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n), rows))
 
     def keep_rows(self, u: np.ndarray, arrays):
         """Keep, as the geometry and rows at u, the arrays :func:`zone_rows` filled there (gap, normal,
@@ -343,9 +345,10 @@ class MultiplierContact:
         n = gap.size
         new, direction, changed = np.empty(n, dtype=np.int64), np.empty(n), np.empty(n, dtype=np.int64)
         count = equations.revise_statuses(trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
-                                trial.held is not None, _mask(trial.free), trial.free is not None, self.friction,
-                                self.rho_n, self.rho_t, self.gap_tolerance, self.method == "augmented",
-                                trial.changes, new, direction, changed)  # the rules above, node by node
+                                          trial.held is not None, _mask(trial.free), trial.free is not None,
+                                          self.friction, self.rho_n, self.rho_t, self.gap_tolerance,
+                                          self.method == "augmented", trial.changes, new, direction,
+                                          changed)  # the rules above, node by node
         trial.status, trial.direction = new, direction
         return changed[:count]
 
@@ -359,8 +362,8 @@ class MultiplierContact:
         G = self._rows_entry(u)[3][0]
         residual, Du, Dl = np.empty(G.values.shape[0]), np.empty(G.values.shape), np.empty((gap.size, 2, 2))
         equations.linearize_equations(trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
-                            trial.held is not None, self.friction, self.rho_n, self.rho_t, float(row_factor),
-                            G.values, residual, Du, Dl)
+                                      trial.held is not None, self.friction, self.rho_n, self.rho_t,
+                                      float(row_factor), G.values, residual, Du, Dl)
         return MultiplierLinearization(G, residual, G.with_values(Du), Dl)
 
     def iterate(self, trial: TrialContact, u: np.ndarray, v: np.ndarray, update: bool = True):
@@ -375,11 +378,12 @@ class MultiplierContact:
         new, direction, changed = np.empty(ns, dtype=np.int64), np.empty(ns), np.empty(ns, dtype=np.int64)
         residual, Du, Dl = np.empty(G.values.shape[0]), np.empty(G.values.shape), np.empty((ns, 2, 2))
         force = np.empty(u.size)
-        count = equations.iterate_equations(update, trial.status, trial.direction, trial.lam, gap, ds, _mask(trial.held),
-                                  trial.held is not None, _mask(trial.free), trial.free is not None, self.friction,
-                                  self.rho_n, self.rho_t, self.gap_tolerance, self.method == "augmented",
-                                  float(row_factor), G.columns, G.values, trial.changes, new, direction, changed,
-                                  residual, Du, Dl, force)
+        count = equations.iterate_equations(update, trial.status, trial.direction, trial.lam, gap, ds,
+                                            _mask(trial.held), trial.held is not None, _mask(trial.free),
+                                            trial.free is not None, self.friction, self.rho_n, self.rho_t,
+                                            self.gap_tolerance, self.method == "augmented", float(row_factor),
+                                            G.columns, G.values, trial.changes, new, direction, changed, residual, Du,
+                                            Dl, force)
         trial.status, trial.direction = new, direction
         return MultiplierLinearization(G, residual, G.with_values(Du), Dl), changed[:count], force
 

@@ -23,9 +23,9 @@ buckling elements, discrete springs and users' own terms run the Python loop), a
 at most fem.time.newton_system.DENSE_MAX unknowns. fem never imports contact: the integrator finds this
 module through its terms (MultiplierContact.compiled_iterations, the optional part of the MultiplierTerm
 protocol), so a phase without a multiplier term runs the Python loop. ``ROCKFEM_NEWTON_LOOP=python`` in the
-environment (or :data:`ENABLED` False) sends every step to the Python loop, for comparisons. A step whose dense LU is singular to working
-precision or fails returns FALLBACK: the Python loop runs it again from its start (SuperLU decides, or
-diagnoses). Under ``NUMBA_DISABLE_JIT=1`` the same function runs as Python.
+environment (or :data:`ENABLED` False) sends every step to the Python loop, for comparisons. A step whose
+dense LU is singular to working precision or fails returns FALLBACK: the Python loop runs it again from its
+start (SuperLU decides, or diagnoses). Under ``NUMBA_DISABLE_JIT=1`` the same function runs as Python.
 """
 from __future__ import annotations
 
@@ -114,7 +114,8 @@ def step_data(ctx) -> StepData | None:
     points = terms[0].points if terms else np.zeros((0, 2))
     this = sys.modules[__name__]
     for term in terms:  # one set of points for every zone: the terms' own (a tilted phase's may be its own)
-        if getattr(term, "compiled_iterations", lambda: None)() is not this or term.impulsive or term.points is not points:
+        named = getattr(term, "compiled_iterations", lambda: None)()
+        if named is not this or term.impulsive or term.points is not points:
             return None
         if term._fused_zone() is None:
             return None
