@@ -101,6 +101,10 @@ def _loaded(module_name: str) -> dict[str, Callable]:
     if table is None:
         import numba
 
+        if module_name not in _LOOPS:  # a module named in ``calls=`` that nothing has imported yet
+            import importlib
+
+            importlib.import_module(module_name)
         if module_name in _BEFORE:
             _BEFORE[module_name]()
         table = {}

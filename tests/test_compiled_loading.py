@@ -83,6 +83,20 @@ def test_without_jit_the_plain_functions_take_the_loops_place(tmp_path):
     assert _module_check(tmp_path, "1") == "('_Loop', False) 14.0 ('function', 'function') [2.0]"
 
 
+def test_a_module_named_in_calls_is_imported_when_its_loops_are_loaded(tmp_path):
+    """A loop's ``calls=`` may name a module nothing has imported yet: loading its loops imports it
+    (before, a KeyError)."""
+    (tmp_path / "loops_under_test.py").write_text(MODULE)
+    out = _run("""
+        import sys
+        from fem import compiled
+        imported = 'loops_under_test' in sys.modules
+        table = compiled._loaded('loops_under_test')
+        print(imported, sorted(table), 'loops_under_test' in sys.modules)
+    """, NUMBA_DISABLE_JIT="0", PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    assert out == "False ['square', 'sum_of_squares'] True"
+
+
 def test_a_run_has_its_contact_loops_loaded_when_it_reports_running(tmp_path):
     said = _run(f"""
         import json, pathlib
