@@ -53,7 +53,7 @@ def interleave_rows(dofs, wn, wt, gap, dofs2, G, gap_inf):
 
 
 #: the placeholders of the plane of a zone of master segments, and of the segments of a rigid plane's
-_NO_PLANE, _NO_SEGMENTS = np.zeros(4), np.zeros((0, 2), dtype=np.int64)
+NO_PLANE, NO_SEGMENTS = np.zeros(4), np.zeros((0, 2), dtype=np.int64)
 
 
 @compiled.loop(calls=("contact.zone",), cache=True, error_model="numpy")
@@ -249,7 +249,7 @@ def _load_compiled_loops() -> None:
     interleave_rows(dofs, values, values, gap, dofs2, G, gap_inf)
     points, slave = np.zeros((3, 2)), np.array([0, 1], dtype=np.int64)
     points[2, 0] = 1.0
-    for m, segments, plane in ((2, _NO_SEGMENTS, np.array([0.0, 0.0, 0.0, 1.0])), (6, np.array([[1, 2]]), _NO_PLANE)):
+    for m, segments, plane in ((2, NO_SEGMENTS, np.array([0.0, 0.0, 0.0, 1.0])), (6, np.array([[1, 2]]), NO_PLANE)):
         zone_rows(points, np.zeros(6), slave, segments, plane, 0.5, 0.0, np.empty(2), np.empty((2, 2)),
                   np.empty((2, 2)), np.empty((2, 2), dtype=np.int64), np.empty(2), np.empty((2, m), dtype=np.int64),
                   np.empty((2, m)), np.empty((2, m)), np.empty((4, m), dtype=np.int64), np.empty((4, m)), np.empty(2))

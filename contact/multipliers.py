@@ -107,8 +107,7 @@ from fem.model.assembly import Model
 from fem.model.sparsity import SparseRows
 
 from contact import equations
-from contact.equations import (NO_MASK, _NO_PLANE, _NO_SEGMENTS, interleave_rows, iterate_equations,  # noqa: F401
-                               linearize_equations, revise_statuses, row_increments, same_vector, sign, zone_rows)
+from contact.equations import NO_MASK, NO_PLANE, NO_SEGMENTS
 from contact.state import OPEN, SLIP, STATUS_NAMES, STICK, ContactState
 from contact.zone import ContactError, ContactGeometry, ContactZone
 
@@ -262,9 +261,9 @@ class MultiplierContact:
             fused = None
             if self.points.dtype == np.float64 and self.points.ndim == 2 and self.points.shape[1] == 2:
                 if zone.plane is not None:
-                    fused = (_NO_SEGMENTS, np.array([*zone.plane.point, *zone.plane.normal]), 2)
+                    fused = (NO_SEGMENTS, np.array([*zone.plane.point, *zone.plane.normal]), 2)
                 elif zone.segments is not None and zone.segments.shape[0]:
-                    fused = (zone.segments, _NO_PLANE, 6)
+                    fused = (zone.segments, NO_PLANE, 6)
             self._fused = fused
         return self._fused
 

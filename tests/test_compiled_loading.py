@@ -105,11 +105,11 @@ def test_a_run_has_its_contact_loops_loaded_when_it_reports_running(tmp_path):
         from fem.compiled import _Loop
         out = lifecycle.prepare_output(pathlib.Path({str(tmp_path / 'out')!r}))
         before = [isinstance(vars(m)[name], _Loop) for m, name in ((contact.zone, 'segment_rows'),
-                                                                 (contact.multipliers, 'revise_statuses'))]
+                                                                 (contact.equations, 'revise_statuses'))]
         run = lifecycle.Run.start(out, 'test', 'test', 'custom', {{}}, quiet=True)
         status = json.loads((out / 'summary.json').read_text())['status']
         after = [isinstance(vars(m)[name], _Loop) for m, name in ((contact.zone, 'segment_rows'),
-                                                                (contact.multipliers, 'revise_statuses'))]
+                                                                (contact.equations, 'revise_statuses'))]
         run.finish('complete')
         print(before, status, after)
     """)

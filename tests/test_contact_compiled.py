@@ -404,7 +404,7 @@ def test_one_iterate_is_update_linearize_and_the_force_in_one_call(kind, clearan
 
 @pytest.mark.parametrize("kind, clearance", ZONES)
 def test_a_term_measures_its_zone_as_the_zone_does(kind, clearance):
-    """The geometry and rows a contact term keeps (one compiled call, contact.multipliers.zone_rows) are
+    """The geometry and rows a contact term keeps (one compiled call, contact.equations.zone_rows) are
     bit for bit ContactZone.geometry and ContactGeometry.local_rows: gap, normal, tangent, master
     nodes, projection parameter, rows, with nodes paired inside, beyond an end and unpaired."""
     for seed in range(6):
