@@ -99,7 +99,6 @@ class StepData:
     planes: np.ndarray
     widths: np.ndarray
     parameters: np.ndarray
-    n_multipliers: int
 
 
 def step_data(ctx) -> StepData | None:
@@ -157,57 +156,7 @@ def step_data(ctx) -> StepData | None:
         parameters=np.array([[t.zone.extension, t.zone.clearance, t.friction, t.rho_n, t.rho_t, t.gap_tolerance,
                               AUGMENTED if t.method == "augmented" else LAGRANGE] for t in terms],
                             dtype=float).reshape(len(terms), 7),
-        n_multipliers=n_m)
-
-
-@compiled.loop(cache=True, error_model="numpy")
-def _pairwise_sum(x, start, n):
-    """numpy's pairwise sum of x[start:start + n] (its add.reduce of a contiguous run: n < 8 in order,
-    else eight running sums combined as ((0+1)+(2+3))+((4+5)+(6+7)) and the rest after; halves beyond 128)."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += x[start + i]
-        return res
-    if n <= 128:
-        r = np.empty(8)
-        for j in range(8):
-            r[j] = x[start + j]
-        i = 8
-        while i < n - (n % 8):
-            for j in range(8):
-                r[j] += x[start + i + j]
-            i += 8
-        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        while i < n:
-            res += x[start + i]
-            i += 1
-        return res
-    n2 = n // 2
-    n2 -= n2 % 8
-    return _pairwise_sum(x, start, n2) + _pairwise_sum(x, start + n2, n - n2)
-
-
-@compiled.loop(cache=True, error_model="numpy")
-def round_off_floor(data, indices, indptr, u, round_off):
-    """fem.time.newton.csr_round_off_floor as a loop: round_off max_i sum_j |J_ij| |u_j|, each row
-    summed as numpy's add.reduceat does (its first entry, plus the pairwise sum of the others), an
-    empty row 0; NaN when one is."""
-    if data.size == 0:
-        return 0.0
-    x = np.empty(data.size)
-    for p in range(data.size):
-        x[p] = abs(data[p]) * abs(u[indices[p]])
-    n = indptr.size - 1
-    largest = 0.0
-    for i in range(n):
-        s, e = indptr[i], indptr[i + 1]
-        value = 0.0 if e == s else x[s] + _pairwise_sum(x, s + 1, e - s - 1)
-        if i == 0 or value > largest or value != value:
-            largest = value
-            if value != value:
-                break
-    return round_off * largest
+    )
 
 
 @compiled.loop(calls=("fem.model.continuum", "fem.time.newmark", "fem.time.newton", "fem.time.newton_system",
@@ -251,9 +200,12 @@ def newton_iterations(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static, f_ext, m
     B = np.zeros((n_m, k))
     A = np.empty(2 * n_m)
     on_free = np.zeros((n_m, k), dtype=np.bool_)
-    paired = np.zeros(n_m, dtype=np.bool_)
-    for r in range(1, n_m, 2):
-        paired[r] = True
+    paired = np.zeros(n_m, dtype=np.bool_)  # each node's rows of A: (normal, tangent), 2 entries from 2 r
+    row_start, row_size = np.empty(n_m, dtype=np.int64), np.full(n_m, 2, dtype=np.int64)
+    trivial = np.empty(n_m, dtype=np.bool_)
+    for r in range(n_m):
+        paired[r] = r % 2 == 1
+        row_start[r] = 2 * r
     w_rows = w1.size > 1
     no_field, no_cells, no_values = np.empty((2, 2, 0, 0)), np.empty((0, 0, 0)), np.empty(0)
     no_index = np.empty(0, dtype=np.int64)
@@ -362,20 +314,10 @@ def newton_iterations(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static, f_ext, m
             return NON_FINITE
         worst = res_c if res_c > res else res  # Python's max(res, res_c)
         floor = 0.0
-        if have_J and worst > 0.5 * previous:
-            floor = round_off_floor(J, col, jm_indptr, u_J, newton.ROUND_OFF)
-        # fem.time.newton.newton_converged
-        if scale > force_scale[0]:
-            force_scale[0] = scale
-        reference = scale if scale > 1e-8 * force_scale[0] else force_scale[0]
-        if reference <= 1e-8 * momentum_rate:
-            reference = momentum_rate
-        ok_rela = (not use_rela) or worst <= rela * reference
-        ok_maxi = (not use_maxi) or worst <= maxi
-        if it > 0 and worst <= floor:
-            ok_rela = ok_maxi = True
-        one = 1.0 if 1.0 > reference else reference
-        if ok_rela and ok_maxi and settled and (it > 0 or worst <= 1e-15 * one):
+        if have_J and worst > 0.5 * previous:  # the round-off floor once Newton stops gaining (fem.time.dynamics)
+            floor = newton.csr_round_off_floor(J, col, jm_indptr, u_J)
+        if newton.stopping_test(worst, scale, force_scale, settled, it, momentum_rate, floor, rela, use_rela, maxi,
+                                use_maxi):
             # the strain energy and smallest det F of the converged state (fem.model.assembly.ForceEvaluation's)
             energy, smallest = 0.0, np.inf
             for q in range(len(dofs_k)):
@@ -447,17 +389,11 @@ def newton_iterations(u, u0, v0, a0, ca, dt, beta, gamma, quasi_static, f_ext, m
         b = np.empty(N)
         for i in range(nf):
             b[i] = -R_free[i]
-        any_kinematic = False
-        kinematic = np.empty(n_m, dtype=np.bool_)
         for r in range(n_m):
             b[nf + r] = -c[r]
-            kinematic[r] = abs(A[2 * r]) + abs(A[2 * r + 1]) == 0.0
-            any_kinematic = any_kinematic or kinematic[r]
-        if any_kinematic:
-            redundant = np.empty(n_m, dtype=np.bool_)
-            newton_system._redundant_rows(B, columns, on_free, paired, newton_system.REDUNDANT, redundant)
+        if newton_system.trivial_equations(A, row_start, row_size, B, columns, on_free, paired, trivial):
             for r in range(n_m):
-                if redundant[r] and kinematic[r]:
+                if trivial[r]:
                     dense[(nf + r) * N + nf + r] += 1.0
                     b[nf + r] = -lam[r]
         x, outcome = dense_lu.factor_and_solve(dense, N, b, rcond_min)
@@ -588,6 +524,3 @@ def _load_compiled_loops() -> None:
             np.empty(2), np.empty(2), np.empty(2), np.empty(2), np.empty((0, 2)), np.empty(2), np.empty(0),
             np.empty(2), np.empty(5), np.zeros(1, dtype=np.int64), np.empty((0, 8)), np.empty((0, 1), dtype=np.int64),
             np.empty((0, 1)))
-    data = np.array([1.0, -2.0, 3.0])
-    round_off_floor(data, np.array([0, 1, 0], dtype=np.int64), np.array([0, 2, 3], dtype=np.int64), x,
-                    newton.ROUND_OFF)

@@ -195,17 +195,25 @@ def test_master_segments_run_in_the_loop(monkeypatch):
     assert any(np.frombuffer(rn).max() > 0 for _, _, rn, _ in results[1])  # the block bears on the table
 
 
+def _reduceat_floor(data, indices, indptr, u):
+    """The round-off floor as numpy computes it: each row by add.reduceat, an empty row 0, the largest."""
+    rows = np.add.reduceat(np.abs(data) * np.abs(u[indices]), indptr[:-1])
+    rows[np.diff(indptr) == 0] = 0.0
+    return newton.ROUND_OFF * float(rows.max())
+
+
 @pytest.mark.parametrize("lengths", [(0, 1, 3, 7, 8, 9, 15, 16, 17, 33), (129, 130, 300, 0, 2), (5,)])
 def test_the_round_off_floor_loop_is_numpys_reduceat(lengths):
-    """contact.newton_loop.round_off_floor gives fem.time.newton.csr_round_off_floor's bits: numpy sums a
-    row pairwise, eight partial sums at a time beyond eight entries, halves beyond 128."""
+    """fem.time.newton.csr_round_off_floor (the Python loop's and the compiled loop's) gives the bits of
+    numpy's add.reduceat: numpy sums a row pairwise, eight partial sums at a time beyond eight entries,
+    halves beyond 128."""
     rng = np.random.default_rng(len(lengths))
     indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
     n = 40
     data = rng.normal(size=indptr[-1]) * 10.0 ** rng.integers(-8, 8, size=indptr[-1])
     indices = rng.integers(0, n, size=indptr[-1]).astype(np.int64)
     u = rng.normal(size=n)
-    if indptr[-1] == 0 or lengths[-1] == 0:
-        pytest.skip("numpy's reduceat refuses a last empty row at the end of the data")
-    expected = newton.csr_round_off_floor(data, indices, indptr, u)
-    assert newton_loop.round_off_floor(data, indices, indptr, u, newton.ROUND_OFF) == expected
+    assert newton.csr_round_off_floor(data, indices, indptr, u) == _reduceat_floor(data, indices, indptr, u)
+    data[-1] = np.nan  # a NaN row (the last) makes the floor NaN, as numpy's max
+    assert np.isnan(newton.csr_round_off_floor(data, indices, indptr, u))
+    assert np.isnan(_reduceat_floor(data, indices, indptr, u))

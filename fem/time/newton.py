@@ -288,6 +288,8 @@ def _load_compiled_loops() -> None:
     x, at = np.ones(2), np.arange(2, dtype=np.int64)
     momentum_norms(x, at, x, x, x, at, x, x, x, x, np.empty(2), np.empty(2), np.empty(3))
     momentum_norms(x, at, np.zeros(0), x, x, at, x, x, x, x, np.empty(2), np.empty(2), np.empty(3))
+    csr_round_off_floor(x, at, np.array([0, 1, 2]), x)
+    stopping_test(1.0, 1.0, np.zeros(1), True, 1, 0.0, 0.0, 1e-6, True, 0.0, False)
 
 
 def residuals(R: np.ndarray, free: np.ndarray, lins, iteration: int):
@@ -314,13 +316,72 @@ def round_off_floor(J: sp.csr_matrix, u: np.ndarray) -> float:
     return csr_round_off_floor(J.data, J.indices, J.indptr, u)
 
 
-def csr_round_off_floor(data: np.ndarray, indices: np.ndarray, indptr: np.ndarray, u: np.ndarray) -> float:
-    """:func:`round_off_floor` of the CSR arrays of J (no matrix object made: the Newton loop's call)."""
-    if not data.size:
+@compiled.loop(cache=True, error_model="numpy")
+def _pairwise_sum(x, start, n):
+    """numpy's pairwise sum of x[start:start + n] (its add.reduce of a contiguous run: n < 8 in order,
+    else eight running sums combined as ((0+1)+(2+3))+((4+5)+(6+7)) and the rest after; halves beyond 128)."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += x[start + i]
+        return res
+    if n <= 128:
+        r = np.empty(8)
+        for j in range(8):
+            r[j] = x[start + j]
+        i = 8
+        while i < n - (n % 8):
+            for j in range(8):
+                r[j] += x[start + i + j]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            res += x[start + i]
+            i += 1
+        return res
+    n2 = n // 2
+    n2 -= n2 % 8
+    return _pairwise_sum(x, start, n2) + _pairwise_sum(x, start + n2, n - n2)
+
+
+@compiled.loop(cache=True, error_model="numpy")
+def csr_round_off_floor(data, indices, indptr, u):
+    """:func:`round_off_floor` of the CSR arrays of J (no matrix object made: the Newton loops' call):
+    ROUND_OFF max_i sum_j |J_ij| |u_j|, each row summed as numpy's ``add.reduceat`` sums it (its first
+    entry plus the pairwise sum of the others: the same bits), an empty row 0, NaN when a row is."""
+    if data.size == 0:
         return 0.0
-    rows = np.add.reduceat(np.abs(data) * np.abs(u[indices]), indptr[:-1])
-    rows[np.diff(indptr) == 0] = 0.0
-    return ROUND_OFF * float(rows.max())
+    x = np.empty(data.size)
+    for p in range(data.size):
+        x[p] = abs(data[p]) * abs(u[indices[p]])
+    largest = 0.0
+    for i in range(indptr.size - 1):
+        s, e = indptr[i], indptr[i + 1]
+        value = 0.0 if e == s else x[s] + _pairwise_sum(x, s + 1, e - s - 1)
+        if i == 0 or value > largest or value != value:
+            largest = value
+            if value != value:
+                break
+    return ROUND_OFF * largest
+
+
+@compiled.loop(cache=True, error_model="numpy")
+def stopping_test(worst, scale, force_scale, settled, iteration, momentum_rate, floor, rela, use_rela, maxi,
+                  use_maxi):
+    """The test of :func:`newton_converged` on numbers, for the Python loops and the compiled one
+    (contact.newton_loop): ``force_scale`` (1,) the phase's largest scale, raised to ``scale``; rela,
+    maxi used when use_rela, use_maxi. Returns whether the iterate has converged."""
+    if scale > force_scale[0]:  # Python's max(force_scale, scale)
+        force_scale[0] = scale
+    reference = scale if scale > 1e-8 * force_scale[0] else force_scale[0]
+    if reference <= 1e-8 * momentum_rate:
+        reference = momentum_rate
+    ok_rela = (not use_rela) or worst <= rela * reference
+    ok_maxi = (not use_maxi) or worst <= maxi
+    if iteration > 0 and worst <= floor:
+        ok_rela = ok_maxi = True
+    one = 1.0 if 1.0 > reference else reference  # Python's max(reference, 1.0)
+    return ok_rela and ok_maxi and settled and (iteration > 0 or worst <= 1e-15 * one)
 
 
 def newton_converged(ctx: "PhaseContext", worst: float, scale: float, settled: bool, iteration: int,
@@ -338,15 +399,12 @@ def newton_converged(ctx: "PhaseContext", worst: float, scale: float, settled: b
     at least one correction is made unless the residual is zero to round-off.
     """
     settings = ctx.phase.newton
-    ctx.force_scale = max(ctx.force_scale, scale)
-    reference = scale if scale > 1e-8 * ctx.force_scale else ctx.force_scale
-    if reference <= 1e-8 * momentum_rate:
-        reference = momentum_rate
-    ok_rela = settings.rela is None or worst <= settings.rela * reference
-    ok_maxi = settings.maxi is None or worst <= settings.maxi
-    if iteration > 0 and worst <= floor:
-        ok_rela = ok_maxi = True
-    return ok_rela and ok_maxi and settled and (iteration > 0 or worst <= 1e-15 * max(reference, 1.0))
+    force_scale = np.array([ctx.force_scale])
+    converged = stopping_test(worst, scale, force_scale, settled, iteration, momentum_rate, floor,
+                              0.0 if settings.rela is None else settings.rela, settings.rela is not None,
+                              0.0 if settings.maxi is None else settings.maxi, settings.maxi is not None)
+    ctx.force_scale = float(force_scale[0])
+    return bool(converged)
 
 
 def start_phase(model: Model, phase: Phase, state: State, terms: Sequence[ForceTerm] = ()):

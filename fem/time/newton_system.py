@@ -481,6 +481,32 @@ def _mixed_data(J, free_slots, G, B, on_free, A, slot, nnz, weight, weights, col
     return data
 
 
+@compiled.loop(cache=True, error_model="numpy")
+def trivial_equations(A, row_start, row_size, B, columns, on_free, paired, out):
+    """The multiplier equations a Newton correction makes trivial (A_ii = 1, c_i = lam_i: the multiplier set
+    to zero, fem.time.newton.solve_increment): those whose row of A (``row_size[i]`` entries from
+    ``row_start[i]`` in A's data) is zero, an equation on the displacements alone, and that
+    :func:`_redundant_rows` finds redundant with the supports. Fills ``out`` (n_m,) and returns whether any
+    is (the redundancy test runs only when some row of A is zero)."""
+    n_m = out.size
+    any_kinematic = False
+    for r in range(n_m):
+        s = abs(A[row_start[r]])
+        for j in range(1, row_size[r]):
+            s += abs(A[row_start[r] + j])
+        out[r] = s == 0.0
+        any_kinematic = any_kinematic or out[r]
+    if not any_kinematic:
+        return False
+    redundant = np.empty(n_m, dtype=np.bool_)
+    _redundant_rows(B, columns, on_free, paired, REDUNDANT, redundant)
+    found = False
+    for r in range(n_m):
+        out[r] = out[r] and redundant[r]
+        found = found or out[r]
+    return found
+
+
 #: the outcome of :func:`_mixed_correction` beyond DENSE_MAX unknowns (SuperLU's to solve)
 NOT_DENSE = -1
 
@@ -499,20 +525,12 @@ def _mixed_correction(J, free_slots, G, B, on_free, A, slot, nnz, weight, weight
     nf, n_m = R_free.size, c.size
     for i in range(nf):
         b[i] = -R_free[i]
-    kinematic = np.empty(n_m, dtype=np.bool_)
-    any_kinematic = False
     for r in range(n_m):
         b[nf + r] = -c[r]
-        s = abs(A[row_start[r]])
-        for j in range(1, row_size[r]):
-            s += abs(A[row_start[r] + j])
-        kinematic[r] = s == 0.0
-        any_kinematic = any_kinematic or kinematic[r]
-    if any_kinematic:
-        redundant = np.empty(n_m, dtype=np.bool_)
-        _redundant_rows(B, columns, on_free, paired, REDUNDANT, redundant)
+    trivial = np.empty(n_m, dtype=np.bool_)
+    if trivial_equations(A, row_start, row_size, B, columns, on_free, paired, trivial):
         for r in range(n_m):
-            if redundant[r] and kinematic[r]:
+            if trivial[r]:
                 data[a_diagonal[r]] += 1.0
                 b[nf + r] = -lam[r]
     if not dense:
@@ -539,6 +557,9 @@ def _load_compiled_loops() -> None:
     B = np.ones((2, 2))
     _redundant_rows(B, np.zeros((2, 2), dtype=np.int64), np.ones((2, 2), dtype=np.bool_), np.array([False, True]),
                     REDUNDANT, np.empty(2, dtype=np.bool_))
+    trivial_equations(np.zeros(4), np.array([0, 2], dtype=np.int64), np.full(2, 2, dtype=np.int64), B,
+                      np.zeros((2, 2), dtype=np.int64), np.ones((2, 2), dtype=np.bool_), np.array([False, True]),
+                      np.empty(2, dtype=np.bool_))
     # a 2 x 2 system: one free dof, one multiplier whose row of A is zero (kinematic, redundant-tested)
     one = np.ones((1, 1))
     _mixed_correction(np.array([2.0]), np.zeros(1, dtype=np.int64), one, one, np.ones((1, 1), dtype=np.bool_),
