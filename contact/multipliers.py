@@ -88,9 +88,8 @@ The status revision (revise_statuses) and the equations (linearize_equations) ar
 the slave nodes in :mod:`contact.equations`, compiled by ``numba.njit(cache=True)`` on first use
 (fem.compiled), as are the geometry and rows of :mod:`contact.zone`; a Newmark/HHT step runs them from one
 compiled Newton loop (contact.newton_loop, :meth:`MultiplierContact.compiled_iterations`); geometries are
-cached per u (the last committed
-one and the last ROWS_KEPT iterates, compared value by value). On the small models users run most
-numpy's per-call overhead cost more than the arithmetic. The same code runs as Python under
+cached per u (the last committed one and the last ROWS_KEPT iterates, compared value by value). On the
+small models users run most numpy's per-call overhead cost more than the arithmetic. The same code runs as Python under
 ``NUMBA_DISABLE_JIT=1``; tests/test_contact_compiled.py checks both against the vectorised numpy forms.
 """
 from __future__ import annotations
@@ -245,8 +244,8 @@ class MultiplierContact:
         gap, normal, tangent, master, xi, dofs, wn, wt, dofs2, G, gap_inf = arrays
         n = u.size
         geo = ContactGeometry(self.zone.slave, gap, normal, tangent, master, xi)
-        return self._keep_entry(u, (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n), (SparseRows(dofs2, G, n),
-                                                                                           gap_inf)))
+        rows = (SparseRows(dofs2, G, n), gap_inf)
+        return self._keep_entry(u, (geo, SparseRows(dofs, wn, n), SparseRows(dofs, wt, n), rows))
 
     def _keep_entry(self, u: np.ndarray, entry):
         self._rows_cache = [(u.copy(), entry)] + self._rows_cache[:ROWS_KEPT - 1]
