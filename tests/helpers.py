@@ -13,6 +13,21 @@ from fem.mesh.mesh import CellBlock, Mesh
 CASES = Path(__file__).resolve().parents[1] / "cases"
 
 
+def rockfem_script() -> str | None:
+    """The ``rockfem`` console script of the python running the tests: beside ``sys.executable`` (a
+    virtual environment's python run without activating it has its scripts there, not on PATH), else
+    on PATH; None if neither."""
+    import os
+    import shutil
+    import sys
+
+    folder = Path(sys.executable).parent
+    for name in ("rockfem", "rockfem.exe"):
+        if (folder / name).is_file() and os.access(folder / name, os.X_OK):
+            return str(folder / name)
+    return shutil.which("rockfem")
+
+
 def load_case(name: str):
     """The case module ``cases.<name>`` (``cases`` is an installed package)."""
     return importlib.import_module(f"cases.{name}")

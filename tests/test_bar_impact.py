@@ -1,6 +1,6 @@
 """cases/bar_impact.py: an elastic bar (plane-stress strip, nu = 0) against its closed forms.
 
-Set-ups (the script's docstring; ../shared/reference/impact_and_rocking.md §1, §2): ``wall``, the
+Set-ups (the script's docstring; docs/references.md, the two bars): ``wall``, the
 SDNV100 bar (0.2 m, c = 5000 m/s) hitting a rigid wall at 100 m/s: contact from gap/V for 2L/c at
 rho c V = 4e9 Pa, rebound at +V, energy conserved; ``periodic``, the clamped bar released from
 u = (1 - x)/2 (Dabaghi et al. 2014): period 3, contact stress 1/2 on [1, 2], energy 1/8.

@@ -2,7 +2,7 @@
 
 What each test checks, and why its tolerance
 ---------------------------------------------
-1. SDND101 one-dof shock (../shared/reference/one_dof_impacts.md §2): m = 100 kg on a ground spring
+1. SDND101 one-dof shock (docs/one_dof.md): m = 100 kg on a ground spring
    k = 1e4 N/m hits, at v0 = 1 m/s, a rigid plane through its initial position with K = 1e6 N/m.
    The contact is a half period of the oscillator (k + K, m) entered at zero penetration: duration
    pi/omega_c = 0.031260 s, F_max = K v0/omega_c = 9950.4 N, impulse 2 K v0/omega_c^2 = 198.02 N s,

@@ -31,7 +31,7 @@ from fem.model.material import ElasticMaterial
 from fem.problem import BaseMotion, Body, EventSteps, Pair, Preload, Problem, SelfWeight, Support, Uniform, simulate
 from fem.problem.observe import BodyRotation
 from fem.ranges import BadInput
-from helpers import grid_mesh
+from helpers import grid_mesh, rockfem_script
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
@@ -248,7 +248,7 @@ def test_the_same_stack_in_toml_gives_the_same_run(bricks):
     folder, _ = bricks
     assert len(BRICKS_TOML.splitlines()) <= 40
     (folder / "bricks.toml").write_text(BRICKS_TOML)
-    proc = subprocess.run(["rockfem", "run", str(folder / "bricks.toml"), "--out", str(folder / "toml"), "--quiet"],
+    proc = subprocess.run([rockfem_script(), "run", str(folder / "bricks.toml"), "--out", str(folder / "toml"), "--quiet"],
                           capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr
     assert (folder / "toml" / "history.csv").read_text() == (folder / "python" / "history.csv").read_text()
@@ -315,7 +315,7 @@ def test_rockfem_runs_each_example_file(example, tmp_path):
     import subprocess
 
     assert len((EXAMPLES / example).read_text().splitlines()) <= 40
-    proc = subprocess.run(["rockfem", "run", str(EXAMPLES / example), "--out", str(tmp_path / "out"), "--quiet"],
+    proc = subprocess.run([rockfem_script(), "run", str(EXAMPLES / example), "--out", str(tmp_path / "out"), "--quiet"],
                           capture_output=True, text=True, timeout=1800)
     assert proc.returncode == 0, proc.stderr[-2000:]
     summary = json.loads((tmp_path / "out" / "summary.json").read_text())

@@ -43,10 +43,10 @@ from fem.ranges import BadInput
 from fem.studies import sweep
 from cases import cli, problem_file
 from cases.problem_file import load
-from helpers import refusal
+from helpers import refusal, rockfem_script
 
 ROOT = Path(__file__).resolve().parents[1]
-ROCKFEM = shutil.which("rockfem")
+ROCKFEM = rockfem_script()
 ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
 GOOD = """\

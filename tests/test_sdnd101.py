@@ -1,6 +1,6 @@
 """SDND101 case (cases/sdnd101.py): mass-spring released against a rigid plane.
 
-Reference: ../shared/reference/one_dof_impacts.md §2 (m 100 kg, k 1e4 N/m, K 1e6 N/m, v0 1 m/s, gap 0,
+Reference: docs/one_dof.md, Code_Aster SDND101 (m 100 kg, k 1e4 N/m, K 1e6 N/m, v0 1 m/s, gap 0,
 dt 5e-4 s). Closed form: omega_c = sqrt((k + K)/m), duration pi/omega_c = 0.031260 s,
 F_max = K v0/omega_c = 9950.4 N, impulse 2 K v0/omega_c^2 = 198.02 N s, shock n starts at
 (n - 1)(pi/omega_c + pi/omega_0), impact velocity -v0.

@@ -1,6 +1,6 @@
 """SDND108 case (cases/sdnd108.py): a mass bouncing on an elastic (a) / absorbing (b) ground.
 
-Reference: ../shared/reference/one_dof_impacts.md §4 (m 1 kg, g 10, h 2 m, V0 -1 m/s, K 100 N/m,
+Reference: docs/references.md, Code_Aster SDND108 (m 1 kg, g 10, h 2 m, V0 -1 m/s, K 100 N/m,
 C 0 (a) / 5 N s/m (b)); Code_Aster sdnd108a/b.comm TEST_RESU on DZ(NO1).
 
 What each test checks, and why its tolerance

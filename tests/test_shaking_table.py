@@ -3,7 +3,7 @@
 Every run starts from rest after the gravity preload. The SDNV105 block is 0.36 x 0.80 m
 (tan(alpha) = 0.45); the second block, 0.30 x 1.20 m (tan(alpha) = 0.25), is more slender.
 
-Closed forms (Housner 1963; Zhang and Makris 2001; /work/shared/reference/impact_and_rocking.md §4):
+Closed forms (Housner 1963; Zhang and Makris 2001; docs/references.md, the rigid block on a moving base):
 a block at rest on a table accelerating at a(t) stays at rest while |a| <= g tan(alpha) (if mu >
 tan(alpha)); beyond it it rocks. Under a sin(w t) from rest it lifts at t* = asin(g tan(alpha) / a) / w.
 With mu < tan(alpha) it slides first, once |a| > mu g, and then x_rel'' = -a + mu g while it slides.

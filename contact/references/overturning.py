@@ -1,6 +1,6 @@
 """Overturning spectrum of a rigid block under a one-sine pulse (Zhang and Makris 2001, "Rocking
 response of free-standing blocks under cycloidal pulses", J. Eng. Mech. 127;
-/work/shared/reference/impact_and_rocking.md §4).
+docs/references.md, "A rigid block rocking on a moving base").
 
 The table acceleration is the one-sine pulse (sign of :mod:`contact.references.rocking_base`: a positive a_g
 tips the block towards theta < 0, about corner A)::

@@ -1,6 +1,7 @@
 """Event-driven rigid-body reference for a rectangular block rocking on a table under a horizontal
 table acceleration (Housner 1963; Zhang and Makris 2001, "Rocking response of free-standing blocks
-under cycloidal pulses", J. Eng. Mech. 127; /work/shared/reference/impact_and_rocking.md §4).
+under cycloidal pulses", J. Eng. Mech. 127; docs/references.md,
+"A rigid block rocking on a moving base").
 
 The block is :class:`contact.references.rocking.RigidBlock` (half width ``b``, half height ``l``) with the
 conventions of :mod:`contact.references.rocking`: corner ``O`` bottom-left at x = 0, ``A`` bottom-right at
