@@ -11,7 +11,7 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 PAGES = [README] + DOCS
 
 INSTALL_AND_RUN = 'pip install -e . && python cases/sdnv105a.py'
-INSTALL_AND_TEST = 'pip install -e ".[test]" && python -m pytest -q'
+INSTALL_AND_TEST = 'pip install -e ".[test,docs]" && python -m pytest -q'
 
 
 def _prose(text: str) -> str:
@@ -68,7 +68,7 @@ def test_the_docs_have_an_index_naming_every_page():
     index = ROOT / "docs" / "README.md"
     assert index.exists()
     named = {Path(t.split("#")[0]).name for t in links(index)}
-    missing = [p.name for p in DOCS if p.name != "README.md" and p.name not in named]
+    missing = [p.name for p in DOCS if p.name not in ("README.md", "index.md") and p.name not in named]
     assert not missing, f"docs/README.md does not list {missing}"
 
 
@@ -144,3 +144,51 @@ def test_the_checks_above_can_fail(tmp_path):
     assert SCRIPT.findall(page.read_text()) == ["cases/no_such_case.py"]
     assert not _script_exists("cases/no_such_case.py") and _script_exists("cases/sdnv105X.py")
     assert not _script_exists("cases/nothingX.py")
+
+
+def _sphinx(source: Path, conf: Path, out: Path):
+    """``python -m sphinx -W`` (warnings as errors) of ``source`` with the configuration folder ``conf``
+    into ``out``; skipped where Sphinx and myst-parser are not installed, except in CI (CI=true), which
+    installs the docs extra and must build."""
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+
+    if importlib.util.find_spec("sphinx") is None or importlib.util.find_spec("myst_parser") is None:
+        if os.environ.get("CI"):
+            pytest.fail('Sphinx or myst-parser is missing: CI installs ".[test,docs]"')
+        pytest.skip('the docs extra is not installed (pip install -e ".[docs]")')
+    return subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-E", "-c", str(conf), "-b", "html",
+                           str(source), str(out)], capture_output=True, text=True, timeout=600)
+
+
+def test_the_documentation_builds_with_warnings_as_errors(tmp_path):
+    """The site (docs/conf.py: the README, docs/, the glossary, the gallery and the API reference from the
+    docstrings) builds with every warning an error: a broken link or reference, a page in no table of
+    contents, a docstring autodoc cannot import."""
+    done = _sphinx(ROOT, ROOT / "docs", tmp_path / "html")
+    assert done.returncode == 0, done.stderr[-3000:]
+    api = (tmp_path / "html" / "docs" / "api.html").read_text()
+    for name in ("fem.problem.Problem", "contact.laws.Lagrange", "fem.loads.base_motion.SinePulse",
+                 "meshes.bodies.write_bodies", "cases.problem_file.load"):
+        assert f'id="{name}"' in api, name
+
+
+def test_the_documentation_build_fails_on_a_broken_link(tmp_path):
+    """The same configuration on a page that links to a page that does not exist: the build fails."""
+    source = tmp_path / "src"
+    (source / "docs").mkdir(parents=True)
+    (source / "README.md").write_text("# Top\n")
+    (source / "docs" / "index.md").write_text("# Index\n\n[gone](missing.md)\n\n```{toctree}\n/README\n```\n")
+    done = _sphinx(source, ROOT / "docs", tmp_path / "html")
+    assert done.returncode != 0 and "missing" in done.stderr, done.stderr[-2000:]
+
+
+def test_every_example_is_in_the_gallery():
+    gallery = (ROOT / "docs" / "gallery.md").read_text()
+    examples = sorted(p for p in (ROOT / "examples").rglob("*") if p.suffix in (".py", ".toml"))
+    assert examples
+    missing = [str(p.relative_to(ROOT)) for p in examples
+               if f"../{p.relative_to(ROOT).as_posix()}" not in gallery]
+    assert not missing, f"docs/gallery.md does not show {missing}"
