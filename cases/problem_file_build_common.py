@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from cases.problem_file_checks_common import read_checks
+from cases.problem_file_keys import LAW_RANGES, MATERIAL_RANGES, MOTION_RANGES, STEP_RANGES, keys
 from cases.problem_file_result_common import STAGE_KINDS, TOP, ProblemFile, labels, translate
 from cases.problem_file_syntax_common import (REQUIRED, Source, field_named, key_text, missing, num, ranged, shown,
                                               tab, tables, text)
@@ -34,9 +35,18 @@ from fem import ranges as r
 from fem.ranges import BadInput
 from fem.stage.phase import PREDICTORS, NewtonSettings
 
-MATERIAL = ("young", "poisson", "density", "rayleigh_stiffness", "rayleigh_mass")
-BODY = ("group", "material", "name", "overturn_angle", "mass")
-PAIR = ("slave", "master", "plane", "biplane", "law", "mu", "name", "clearance")
+#: the known keys of each table, from the file's one list of keys and their meanings (cases/problem_file_keys.py)
+MATERIAL = keys("[materials.NAME]")
+BODY = keys("[[bodies]]")
+PAIR = keys("[[pairs]]")
+PLANE = keys("plane = { ... }")
+SUPPORT = keys("[[supports]]")
+MOTION = keys("motions = [{ ... }]")
+RAMP_KEYS = keys("ramp = { ... }")
+PRELOAD = keys('[[stages]] kind = "preload"')
+BASE_MOTION = keys('[[stages]] kind = "base_motion"')
+SCHEME = keys("[scheme]")
+OUTPUT = keys("[output]")
 LAW_FIELDS = {name: tuple(f.name for f in dataclasses.fields(cls) if f.init) for name, cls in LAWS.items()}
 #: the fields of a law that are > 0 (the others: >= 0), lists of numbers, and the field of each Code_Aster
 #: keyword the buckling law's refusals name
@@ -46,11 +56,11 @@ KEYWORDS = {"RIGI_NOR": "stiffness", "FNOR_CRIT": "critical_force", "FNOR_POST_F
             "LARG_PLAT": "plateau", "ENFO_FL": "fall", "DEPL_POST_FL": "post_displacements",
             "RIGI_POST_FL": "post_stiffnesses", "AMOR_NOR": "damping", "AMOR_FL": "fall_damping",
             "AMOR_POST_FL": "post_dampings", "CRIT_AMOR": "criterion"}
-BIPLANE = ("other", "direction", "dist_1", "dist_2")  # contact.zone.BiPlane
-SPRING = ("group", "stiffness", "damping", "other", "name")  # fem.problem.Spring
+BIPLANE = keys("biplane = { ... }")  # contact.zone.BiPlane
+SPRING = keys("[[springs]]")  # fem.problem.Spring
 #: closed-form base motions (fem.loads.base_motion.base_motion's kinds other than "record")
 CLOSED_FORMS = {"harmonic": bm.Harmonic, "sine-pulse": bm.SinePulse, "cosine-pulse": bm.CosinePulse, "ramp": bm.Ramp}
-RECORD = ("record", "kind", "column", "units", "scale", "baseline", "peak_g")
+RECORD = keys("x = { record = ... }")
 STEPS = {"events": EventSteps, "uniform": Uniform, "windows": Windows, "central_differences": CentralDifferences}
 DEFAULT_STEPS = EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7)  # simulate()'s
 #: the bounds of a number of a steps table (num's keywords; any other number: finite)
@@ -59,36 +69,22 @@ STEP_BOUNDS = {**{k: {"low": 0, "open_low": True} for k in ("dt", "dt_fine", "to
                "theta": {"low": 0.5, "high": 1.0}, "archive_every": {"low": 1, "integer": True},
                "modes": {"low": 1, "integer": True}}
 #: the keys of each stage kind in time (besides kind and name), in the order a refusal lists them
-TIMED = {"self_weight": ("start", "ramp_end", "end", "hold", "friction", "newton"),
-         "tilt": ("start", "end", "angle", "nodes", "pivot", "ramp", "hold", "friction", "newton"),
-         "imposed_motion": ("start", "end", "motions", "hold", "friction", "newton"),
-         "release": ("start", "end", "velocity", "acceleration", "friction", "newton")}
-NEWTON = ("rela", "maxi", "max_iterations", "predictor")  # fem.stage.phase.NewtonSettings
+TIMED = {kind: tuple(k for k in keys(f'[[stages]] kind = "{kind}"') if k not in ("kind", "name"))
+         for kind in ("self_weight", "tilt", "imposed_motion", "release")}
+NEWTON = keys("newton = { ... }")  # fem.stage.phase.NewtonSettings
 ROW = "[t_start, t_end, dt, alpha, fine] or [t_start, t_end, dt, alpha, fine, modified]"
 RAMP = "{ times = [t0, t1, ...], values = [v0, v1, ...] }"
-#: the physical range (fem.ranges) of each number of a law (a list of numbers: each of them)
-LAW_RANGES = {"mu": r.FRICTION, "coef_cont": r.AUGMENTATION, "coef_frot": r.AUGMENTATION,
-              "normal_stiffness": r.STIFFNESS, "normal_damping": r.DASHPOT, "tangential_stiffness": r.STIFFNESS_OR_ZERO,
-              "tangential_damping": r.DASHPOT, "stiffness": r.STIFFNESS, "critical_force": r.FORCE,
-              "post_force": r.FORCE, "plateau": r.LENGTH_OR_ZERO, "fall": r.LENGTH_OR_ZERO, "damping": r.DASHPOT,
-              "fall_damping": r.DASHPOT, "post_displacements": r.LENGTH_OR_ZERO, "post_stiffnesses": r.STIFFNESS,
-              "post_dampings": r.DASHPOT}
-#: the physical range of each number of a closed-form base motion (amplitude: checked in g, signed)
-MOTION_RANGES = {"frequency": r.FREQUENCY, "cycles": r.CYCLES, "smooth_start": r.DURATION_OR_ZERO,
-                 "ramp_time": r.DURATION, "hold_time": r.DURATION_OR_ZERO}
-#: the physical range of each number of a steps table (after STEP_BOUNDS' signs)
-STEP_RANGES = {"dt": r.TIME_STEP, "dt_fine": r.TIME_STEP, "tolerance": r.STEP_TOLERANCE, "refine_dt": r.TIME_STEP,
-               "refine_after": r.DURATION_OR_ZERO, "fine_after": r.DURATION_OR_ZERO, "lookahead": r.LOOKAHEAD,
-               "growth": r.STEP_GROWTH, "archive_every": r.ARCHIVE_EVERY, "modes": r.MODES}
+
 
 
 def _material(src: Source, value, path: tuple) -> ElasticMaterial:
     t = tab(src, value, path, MATERIAL)
-    kw = {"young": num(src, t, path, "young", low=0, open_low=True, kind=r.MATERIAL_YOUNG),
-          "poisson": num(src, t, path, "poisson", low=-1, high=0.5, open_low=True, open_high=True, kind=r.POISSON),
-          "density": num(src, t, path, "density", low=0, open_low=True, kind=r.DENSITY),
-          "rayleigh_stiffness": num(src, t, path, "rayleigh_stiffness", 0.0, low=0, kind=r.RAYLEIGH_ALPHA),
-          "rayleigh_mass": num(src, t, path, "rayleigh_mass", 0.0, low=0, kind=r.RAYLEIGH_BETA)}
+    ranges = MATERIAL_RANGES
+    kw = {"young": num(src, t, path, "young", low=0, open_low=True, kind=ranges["young"]),
+          "poisson": num(src, t, path, "poisson", low=-1, high=0.5, open_low=True, open_high=True, kind=ranges["poisson"]),
+          "density": num(src, t, path, "density", low=0, open_low=True, kind=ranges["density"]),
+          "rayleigh_stiffness": num(src, t, path, "rayleigh_stiffness", 0.0, low=0, kind=ranges["rayleigh_stiffness"]),
+          "rayleigh_mass": num(src, t, path, "rayleigh_mass", 0.0, low=0, kind=ranges["rayleigh_mass"])}
     try:
         return ElasticMaterial(**kw)
     except ValueError as err:
@@ -144,7 +140,7 @@ def _xy(src: Source, t: dict, path: tuple, key: str, default=REQUIRED, low=None,
 
 
 def _plane(src: Source, value, path: tuple) -> RigidPlane:
-    t = tab(src, value, path, ("point", "normal"), " { point = [x, y], normal = [nx, ny] }")
+    t = tab(src, value, path, PLANE, " { point = [x, y], normal = [nx, ny] }")
     point, normal = _xy(src, t, path, "point", kind=r.COORDINATE), _xy(src, t, path, "normal")
     if normal == (0.0, 0.0):
         raise src.refuse(path + ("normal",), "the normal must not be [0, 0]: it points from the plane toward the slave")
@@ -255,7 +251,7 @@ def _motion(src: Source, value, path: tuple, folder: Path):
 def _stage(src: Source, t: dict, path: tuple, folder: Path):
     kind = text(src, t, path, "kind", choices=tuple(STAGE_KINDS))
     if kind == "preload":
-        tab(src, t, path, ("kind", "name", "steps", "friction", "duration", "hold", "newton"))
+        tab(src, t, path, PRELOAD)
         if path[-1] != 0:
             raise src.refuse(path + ("kind",), "a preload comes first (it starts from the unloaded mesh): make it "
                                                "the first [[stages]]")
@@ -267,7 +263,7 @@ def _stage(src: Source, t: dict, path: tuple, folder: Path):
                        name=text(src, t, path, "name", "preload"))
     if kind in TIMED:
         return _timed(src, t, path, kind)
-    tab(src, t, path, ("kind", "name", "duration", "x", "y", "newton"))
+    tab(src, t, path, BASE_MOTION)
     duration = num(src, t, path, "duration", low=0, open_low=True, kind=r.DURATION)
     x, y = (_motion(src, t[c], path + (c,), folder) if c in t else None for c in ("x", "y"))
     return BaseMotion(duration, x, y, text(src, t, path, "name", "base motion"), newton=_newton(src, t, path))
@@ -325,7 +321,7 @@ def _numbers(src: Source, t: dict, path: tuple, key: str, empty: bool = False, k
 
 def _ramp(src: Source, value, path: tuple) -> PiecewiseLinear:
     """A multiplier of time (fem.loads.functions.PiecewiseLinear: linear between its points, constant outside)."""
-    t = tab(src, value, path, ("times", "values"), f" {RAMP}")
+    t = tab(src, value, path, RAMP_KEYS, f" {RAMP}")
     times, values = _numbers(src, t, path, "times", kind=r.INSTANT), _numbers(src, t, path, "values")
     if any(b <= a for a, b in zip(times, times[1:])):
         raise src.refuse(path + ("times",), f"expected strictly increasing times [s], got {shown(t['times'])}")
@@ -344,7 +340,7 @@ def _names(src: Source, t: dict, path: tuple, key: str, example: str) -> tuple:
 
 def _imposed(src: Source, m: dict, p: tuple) -> ImposedDisplacement:
     """An imposed displacement: value [m] times its ramp (none: constant)."""
-    tab(src, m, p, ("group", "component", "value", "ramp"))
+    tab(src, m, p, MOTION)
     ramp = {"function": _ramp(src, m["ramp"], p + ("ramp",))} if "ramp" in m else {}
     return ImposedDisplacement(text(src, m, p, "group"), text(src, m, p, "component", choices=("x", "y")),
                                num(src, m, p, "value", kind=r.DISPLACEMENT), **ramp)
@@ -455,7 +451,7 @@ def _watched(src: Source, data: dict, specs: dict) -> dict:
 
 
 def _support(src: Source, t: dict, p: tuple) -> Support:
-    tab(src, t, p, ("group", "components"))
+    tab(src, t, p, SUPPORT)
     components = t.get("components", ["x", "y"])
     if not (isinstance(components, list) and components and all(c in ("x", "y") for c in components)
             and len(set(components)) == len(components)):
@@ -532,11 +528,11 @@ def build(src: Source, data: dict) -> ProblemFile:
                     isinstance(steps, dict))
     except BadInput as err:
         raise translate(src, data, str(err)) from None
-    scheme = tab(src, data.get("scheme", {}), ("scheme",), ("alpha", "theta", "alpha_fine"))
+    scheme = tab(src, data.get("scheme", {}), ("scheme",), SCHEME)
     alpha = num(src, scheme, ("scheme",), "alpha", ALPHA, low=-1 / 3, high=0.0)
     theta = num(src, scheme, ("scheme",), "theta", 0.55, low=0.5, high=1.0)
     alpha_fine = num(src, scheme, ("scheme",), "alpha_fine", ALPHA_FINE, low=-1 / 3, high=0.0)
-    output = tab(src, data.get("output", {}), ("output",), ("out", "paraview", "format"))
+    output = tab(src, data.get("output", {}), ("output",), OUTPUT)
     out = Path(text(src, output, ("output",), "out", str(Path("results") / src.path.stem)))
     paraview = _flag(src, output, ("output",), "paraview", False)
     series = text(src, output, ("output",), "format", "xdmf", choices=SERIES_FORMATS)

@@ -17,13 +17,13 @@ they are graded)::
 """
 from __future__ import annotations
 
+from cases.problem_file_keys import keys
 from cases.problem_file_syntax_common import Source, num, shown, tab, tables, text
 from fem.problem.checks import COMPONENTS, CRITERIA, ENDS, MEASURES, QUANTITIES, RESULTS, Check
 from fem.ranges import BadInput
 
 #: the keys of a [[checks]] entry
-KEYS = ("quantity", "of", "node", "component", "at", "measure", "window", "ends", "result", "impact", "stage",
-        "reference", "tolerance", "criterion", "source", "name")
+KEYS = keys("[[checks]]")
 
 
 def read_checks(src: Source, data: dict) -> tuple[Check, ...]:

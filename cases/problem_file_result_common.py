@@ -8,13 +8,13 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cases.problem_file_keys import keys
 from cases.problem_file_syntax_common import Source
 from fem.problem import BaseMotion, Check, ImposedMotion, Preload, Problem, Release, SelfWeight, Tilt, assemble
 from fem.ranges import BadInput
 
 #: the keys of a problem file's top level
-TOP = ("mesh", "mass", "gravity", "thickness", "materials", "bodies", "supports", "pairs", "stages", "steps",
-       "scheme", "output", "point_masses", "springs", "checks")
+TOP = keys("(top level)")
 #: the stage of each ``kind`` of [[stages]] (its class's ``name``: the default label of an unnamed one)
 STAGE_KINDS = {"preload": Preload, "self_weight": SelfWeight, "base_motion": BaseMotion, "tilt": Tilt,
                "imposed_motion": ImposedMotion, "release": Release}

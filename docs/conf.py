@@ -4,15 +4,11 @@ reference from the docstrings (autodoc), the glossary and the examples' gallery.
     pip install -e ".[docs]" && python -m sphinx -W -c docs -b html . docs/_build/html
 
 The source folder is the repository's root, so that the pages' links to the README, to the case scripts
-and to the figures resolve as they do on a code host; only the README and docs/ are read.
+and to the figures resolve as they do on a code host; only the README and docs/ are read. autodoc imports
+the packages as Python finds them: run it from the repository's root (``python -m`` puts the current
+folder first) or with the project installed.
 """
 from __future__ import annotations
-
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the packages of this checkout, installed or not
 
 project = "rockfem"
 author = "the rockfem developers"

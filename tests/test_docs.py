@@ -160,7 +160,7 @@ def _sphinx(source: Path, conf: Path, out: Path):
             pytest.fail('Sphinx or myst-parser is missing: CI installs ".[test,docs]"')
         pytest.skip('the docs extra is not installed (pip install -e ".[docs]")')
     return subprocess.run([sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-E", "-c", str(conf), "-b", "html",
-                           str(source), str(out)], capture_output=True, text=True, timeout=600)
+                           str(source), str(out)], capture_output=True, text=True, timeout=600, cwd=ROOT)
 
 
 def test_the_documentation_builds_with_warnings_as_errors(tmp_path):
