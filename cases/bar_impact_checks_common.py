@@ -20,7 +20,8 @@ L2_TOL, FINAL_ENERGY_TOL = 0.25, 0.04
 
 # ----------------------------------------------------------------------------------- exact solutions
 def exact(cfg: Config) -> dict:
-    """Closed-form values of the set-up (impact_and_rocking.md §1, §2) [SI]."""
+    """Closed-form values of the set-up (docs/references.md: the elastic bar against a rigid wall, the
+    periodic bar with a unilateral end) [SI]."""
     c, L, A = cfg.c, cfg.length, cfg.area
     if cfg.setup == "wall":
         t0 = cfg.gap / cfg.velocity
@@ -152,8 +153,8 @@ def energy_claim(cfg: Config) -> tuple[bool, str]:
 def checks(cfg: Config, m: dict, ex: dict) -> list[dict]:
     wave_ok = cfg.poisson == 0.0
     wave_note = "" if wave_ok else f"--poisson {cfg.poisson:g}: the strip is not a 1-D bar, shown without a verdict"
-    src1 = "1-D wave theory (impact_and_rocking.md §1)"
-    src2 = "Dabaghi et al. 2014 (impact_and_rocking.md §2)"
+    src1 = "1-D wave theory (docs/references.md)"
+    src2 = "Dabaghi et al. 2014 (docs/references.md)"
     rows = []
     claim, why = energy_claim(cfg)
     rows.append(check_row("max energy ratio (total / initial)", m["max_energy_ratio"], 1.0,

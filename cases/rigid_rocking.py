@@ -51,7 +51,9 @@ from fem.run.lifecycle import (BadInput, CaseParser, Estimate, Run, add_run_flag
                      check_resources, command_line, estimate, execute, finite, prepare_output)
 
 SDNV105 = dict(b=0.18, l=0.40, theta=0.01, g=GRAVITY, rho=1450.0, thickness=1.0)
-ASTER_A = {  # sdnv105a v11.2.27 VALE_CALC (sdnv105.md §1.7), for orientation only (elastic FE run)
+# sdnv105a v11.2.27 VALE_CALC (docs/references.md, "SDNV105: the post-processed quantities and the test values"),
+# for orientation only (elastic FE run)
+ASTER_A = {
     "ke_max": (7.289736173, 4.738465960, 2.817711457, 1.8034412, 1.187753743),
     "t_ke_max": (0.0544, 0.14151, 0.20858, 0.2621, 0.30544),
     "RN_O_max_0.01_0.05": 3599.52291, "RN_A_max_0.06_0.12": 3597.96788,

@@ -47,7 +47,7 @@ class Sdnd105Config:
 
 
 def default_config(modeling: str) -> Sdnd105Config:
-    """The reference parameters of a modeling (one_dof_impacts.md §3)."""
+    """The reference parameters of a modeling (docs/references.md, "SDND105")."""
     if modeling == "a":
         return Sdnd105Config("a", dt=1e-3, dt_fine=1e-4, fine_window=(0.4, 0.7), t_end=12.0)
     if modeling == "b":
@@ -74,7 +74,7 @@ class Reference:
 
 
 def references(config: Sdnd105Config) -> list[Reference]:
-    """Reference values of a modeling (one_dof_impacts.md §3; code_aster_tests.json for VALE_CALC).
+    """Reference values of a modeling (docs/references.md, "SDND105"; code_aster_tests.json for VALE_CALC).
     Code_Aster's tolerances; 'derived' rows follow from the seed's analytic chain."""
     m = config.modeling
     aster = "Code_Aster sdnd105{} ANALYTIQUE {}"

@@ -1,10 +1,10 @@
 """SDNV105 — the checks of a run, from its histories.
 
-Every Code_Aster test of the benchmark (sdnv105.md §1.6: the post-processed quantities,
-:func:`extractors`, their windows and records of code_aster_tests.json, ``CHECKS``,
-:func:`evaluate_checks`), the checks of a custom run against the rigid block recomputed for its
-parameters (:func:`rigid_checks`), and the impacts read from the contact statuses
-(:func:`detect_impacts`).
+Every Code_Aster test of the benchmark (docs/references.md, "SDNV105: the post-processed quantities
+and the test values": the post-processed quantities, :func:`extractors`, their windows and records of
+code_aster_tests.json, ``CHECKS``, :func:`evaluate_checks`), the checks of a custom run against the
+rigid block recomputed for its parameters (:func:`rigid_checks`), and the impacts read from the
+contact statuses (:func:`detect_impacts`).
 """
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ def _ke_max(R, lo, hi=np.inf, closed_hi=False):
 
 
 def extractors(R: dict, P: dict) -> dict[str, Callable[[], float]]:
-    """The benchmark's post-processed quantities (sdnv105.md §1.6), by name."""
+    """The benchmark's post-processed quantities (docs/references.md, "SDNV105: the post-processed
+    quantities and the test values"), by name."""
     sw = np.ones(P["t"].size, dtype=bool)  # P: the self-weight phase
     t = R["t"]
     return {

@@ -164,7 +164,8 @@ class Config:
     archive_every: int = 10
     paraview: bool = True
     round_off: int = 0  # --round-off K: 2K more runs with the tilt moved by +-1 ... +-K ulps
-    # modeling b, shock springs (sdnv105.md §1.4); see build() for the tangential stiffness default
+    # modeling b, shock springs (docs/references.md, "SDNV105 b and c"); see build() for the tangential
+    # stiffness default
     rigi_nor: float = 3.0e10
     rigi_tan: float = 3.0e10
     amor_nor: float = 9.0e6

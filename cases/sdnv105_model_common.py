@@ -104,7 +104,8 @@ def problem_of(config: Config, mesh: Mesh) -> Problem:
     """The modeling as a problem (fem.problem): the block (and for a, c, d the table, DY held on CTGROUND,
     DX on S1) and one contact pair: CONHAUT on CONBAS with Lagrange multipliers (a, d; d's continued at
     the velocity level for its release: MoreauJean), the augmented Lagrangian (c), or b's three shock
-    springs O, A, O1 on the rigid floor y = 0 (sdnv105.md §1.4; group SHOCK_NODES added to ``mesh``)."""
+    springs O, A, O1 on the rigid floor y = 0 (docs/references.md, "SDNV105 b and c"; group
+    SHOCK_NODES added to ``mesh``)."""
     spec = config.spec
     bodies = [Body("BLOCK", config.block_material())]
     supports = []

@@ -23,10 +23,11 @@ from cases.sdnv105_model_common import Study
 from cases.sdnv105_rigid_common import rigid_potential_drop
 
 
-# Benchmark time functions (sdnv105.md §1.3)
+# Benchmark time functions (docs/references.md, "SDNV105's phases")
 GRAVITY_RAMP = PiecewiseLinear((-1.95, -1.65), (0.0, 1.0))
 TILT_RAMP = PiecewiseLinear((-1.95, -1.2, -1.1, -1.0, -0.8, -0.5, 0.0), (0.0, 0.0, 0.005, 0.1, 0.3, 1.0, 1.0))
-TILT_START = -1.05  # s: the tilt restarts from the self-weight state at this instant (sdnv105.md §1.3)
+# s: the tilt restarts from the self-weight state at this instant (docs/references.md, "SDNV105's phases")
+TILT_START = -1.05
 
 
 def _restarted(ramp: PiecewiseLinear, t0: float) -> PiecewiseLinear:
@@ -67,7 +68,8 @@ def schedule(rows, t_end):
     return tuple(Window(a, min(b, t_end), s, al, m) for a, b, s, al, m in rows if a < t_end)
 
 
-# Release schedules (sdnv105.md §1.3 for a, §1.4 for b, §1.5 for c, continued to 0.33 s as asked)
+# Release schedules (docs/references.md: "SDNV105's phases" for a, "SDNV105 b and c" for b and c),
+# continued to 0.33 s as asked
 SCHEDULES = {
     "a": [(0.0, 0.0025, "fine", -0.1, False), (0.0025, 0.0525, "coarse", 0.0, False),
           (0.0525, 0.0575, "fine", -0.2, False), (0.0575, 0.14, "coarse", 0.0, False),
@@ -103,8 +105,8 @@ def anchor(study: Study) -> str:
 
 
 def self_weight_stage(study: Study) -> SelfWeight:
-    """Self-weight, -1.95 -> -0.825 s (sdnv105.md §1.3): gravity ramped, DX(O1) held (b: DX(O)),
-    frictionless; its steps are 7.5 ms with HHT alpha = -0.3 (:func:`stage_steps`)."""
+    """Self-weight, -1.95 -> -0.825 s (docs/references.md, "SDNV105's phases"): gravity ramped, DX(O1) held
+    (b: DX(O)), frictionless; its steps are 7.5 ms with HHT alpha = -0.3 (:func:`stage_steps`)."""
     spec = study.config.spec
     newton = NewtonSettings(rela=1e-6, maxi=2e-3 if spec.name != "b" else 2e-4, max_iterations=40,
                             predictor=PREDICTOR)
@@ -131,8 +133,9 @@ def tilt_nodes(config: Config) -> tuple[str, ...]:
 
 
 def tilt_stage(study: Study):
-    """Tilt, restarted from the self-weight state at -1.05 s, to 0 s (sdnv105.md §1.3), by the rule
-    ``config.tilt_rule_resolved`` (TILT_RULES); steps of 7.5 ms with HHT alpha = -0.6:
+    """Tilt, restarted from the self-weight state at -1.05 s, to 0 s (docs/references.md,
+    "SDNV105's phases"), by the rule ``config.tilt_rule_resolved`` (TILT_RULES); steps of 7.5 ms
+    with HHT alpha = -0.6:
 
     * ``code_aster``: DX(C1) = -tilt * height * TILT_RAMP(t), DX(O1) held at 0 (b: DX(O)), the other
       components free (an :class:`fem.problem.ImposedMotion`): Code_Aster's small-angle push. It turns

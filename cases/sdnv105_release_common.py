@@ -1,10 +1,10 @@
 """SDNV105 — how the stages are stepped (:func:`stage_steps`).
 
-The self-weight and the tilt in steps of 7.5 ms (HHT alpha -0.3 and -0.6, sdnv105.md §1.3); the free
-rocking in the benchmark's windows (fine steps around its impacts, coarse between, fine steps added
-where an impact is predicted and extended while a corner still bounces: fem.problem.Windows), in
-fem.time.stepping's event-driven steps after the benchmark's fine start (:class:`FineStartThenEvents`),
-or, for d, in uniform steps of --dt with the theta-scheme.
+The self-weight and the tilt in steps of 7.5 ms (HHT alpha -0.3 and -0.6, docs/references.md,
+"SDNV105's phases"); the free rocking in the benchmark's windows (fine steps around its impacts,
+coarse between, fine steps added where an impact is predicted and extended while a corner still
+bounces: fem.problem.Windows), in fem.time.stepping's event-driven steps after the benchmark's fine
+start (:class:`FineStartThenEvents`), or, for d, in uniform steps of --dt with the theta-scheme.
 """
 from __future__ import annotations
 

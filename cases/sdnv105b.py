@@ -3,9 +3,9 @@ DIS_CHOC) at the corners O, A and the base centre O1 on a rigid floor; TRIA6 blo
 benchmark document states (the public Code_Aster file meshes the block with QUA4: pass
 --mesh meshes/sdnv105_block_quad4.msh for that variant).
 
-Shock springs (sdnv105.md §1.4): RIGI_NOR 3e10 N/m, RIGI_TAN 1e7 N/m, AMOR_NOR 9e6 N s/m,
-AMOR_TAN 1e4 N s/m, mu 0.9, JEU 0. Schedule of b: coarse dt 0.00125 s, fine 2.5e-5 s around the
-impacts, HHT alpha -0.1 there (MODI_EQUI 'OUI' for collisions 3-5), end 0.285 s.
+Shock springs (docs/references.md, "SDNV105 b and c"): RIGI_NOR 3e10 N/m, RIGI_TAN 1e7 N/m,
+AMOR_NOR 9e6 N s/m, AMOR_TAN 1e4 N s/m, mu 0.9, JEU 0. Schedule of b: coarse dt 0.00125 s, fine
+2.5e-5 s around the impacts, HHT alpha -0.1 there (MODI_EQUI 'OUI' for collisions 3-5), end 0.285 s.
 
 Two departures from the stated data, both measured (docs/departures.md): the sticking stiffness defaults
 to RIGI_NOR (--rigi-tan; with 1e7 the released block oscillates on its pivot spring, which

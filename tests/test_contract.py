@@ -731,10 +731,10 @@ LAW = dict(mass=2.0, v0=2.0, kn=2.0, f_crit=1.5, f_post=0.8, plateau=0.5, fall=0
 
 
 def buckling_closed_form(mass, v0, kn, f_crit, f_post, plateau, fall, depl_post, rigi_post) -> dict:
-    """one_dof_impacts.md §3's analytic chain for any parameters (written here, independently of
-    cases/sdnd105.py): energy balance on the envelope to the maximum crush, residual crush by
-    interpolation in the table of total crushes DEPL_POST_FL + F_post / RIGI_POST_FL, the unloading
-    triangle's energy given back as kinetic energy."""
+    """The analytic chain of docs/references.md, "SDND105", for any parameters (written here,
+    independently of cases/sdnd105.py): energy balance on the envelope to the maximum crush,
+    residual crush by interpolation in the table of total crushes DEPL_POST_FL + F_post /
+    RIGI_POST_FL, the unloading triangle's energy given back as kinetic energy."""
     w = math.sqrt(kn / mass)
     p1 = f_crit / kn
     d1 = p1 + plateau + fall
@@ -869,9 +869,9 @@ def check_sdnd108_alpha(result: Result) -> None:
 
 def check_sdnd108_zero_force(result: Result) -> None:
     """--zero-force-detachment on b: the element lets go when K p + C p' = 0, at 0.86570 s and
-    2.836 m/s (the document's rounding, one_dof_impacts.md §4), still 0.14 m in the ground. The run
-    is custom; DZ is graded against the zero-force closed form, not Code_Aster's references (which
-    assume detachment at zero penetration, and which this run is outside of)."""
+    2.836 m/s (the document's rounding; docs/references.md, "SDND108"), still 0.14 m in the ground.
+    The run is custom; DZ is graded against the zero-force closed form, not Code_Aster's references
+    (which assume detachment at zero penetration, and which this run is outside of)."""
     s = completed(result)
     assert s["configuration"] == "custom" and s["departures"] == ["--zero-force-detachment"]
     assert s["parameters"]["detachment"] == "zero force"
@@ -888,8 +888,8 @@ def check_sdnd108_zero_force(result: Result) -> None:
 # --- SDND122 -------------------------------------------------------------------------------------------
 def stop_frequency(m: float, k: float, K: float, gap: float, E: float) -> float:
     """Frequency of the periodic orbit of energy E of m x'' + k x + K max(x - gap, 0) = 0
-    (one_dof_impacts.md §5, corrected closed form), written here independently of contact/references/nnm.py:
-    free phase 2 arccos(-gap/A) / w0 with A = sqrt(2E/k); contact phase about the shifted
+    (docs/references.md, "SDND122", corrected closed form), written here independently of
+    contact/references/nnm.py: free phase 2 arccos(-gap/A) / w0 with A = sqrt(2E/k); contact phase about the shifted
     equilibrium x* = K gap / (k + K) with amplitude B = sqrt(2E(k+K) - kK gap^2) / (k+K)."""
     w0, wc = math.sqrt(k / m), math.sqrt((k + K) / m)
     free = 2 * math.acos(-gap / math.sqrt(2 * E / k)) / w0
@@ -910,7 +910,7 @@ def check_sdnd122_short(result: Result) -> None:
     assert_parameters(s, e_max=8e-3)
     # shooting on the exact flow: the frequency is the closed form's to round-off (the case's 1e-9)
     assert s["frequency"] == pytest.approx(stop_frequency(1.0, 10.0, 50.0, 0.01, 6.50108331626e-3), rel=1e-9)
-    assert s["frequency"] == pytest.approx(0.6466310, abs=1e-7)  # one_dof_impacts.md §5 (7 digits)
+    assert s["frequency"] == pytest.approx(0.6466310, abs=1e-7)  # docs/references.md, "SDND122" (7 digits)
     energy = read_curve(result.folder / "curve.csv")["energy"]
     assert energy[0] == pytest.approx(5e-4, rel=1e-14) and energy[-1] == pytest.approx(8e-3, rel=1e-12)
 

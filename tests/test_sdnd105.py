@@ -2,7 +2,7 @@
 
 What each test checks, and why its tolerance
 ---------------------------------------------
-1. The post-buckling table as the reference derives it (one_dof_impacts.md §3 "Derived"): total
+1. The post-buckling table as the reference derives it (docs/references.md, "SDND105"): total
    crushes DEPL_POST_FL + F_post / RIGI_POST_FL = [4.5, 6.333, 8, 10] after the end of the fall
    (3 m); at p_max = 6.5 the residual crush is 3.1 and the unloading stiffness 0.5 / 3.4; with no
    table (modeling a) the unloading stiffness is F_post / p1 = 0.5 and r(4) = 3. Exact to 1e-12.
@@ -251,7 +251,7 @@ def test_sdnd105c_script_and_its_figures(script_c):
     assert 0 <= summary["max_compression"] - mine["max_compression"] <= 0.5 * 1e-4 / 8
     assert mine["residual_crush"] == pytest.approx(summary["residual_crush"], rel=1e-9)
     assert mine["rebound_velocity"] == summary["rebound_velocity"]
-    # the references (one_dof_impacts.md §3, Code_Aster's tolerances) and the derived table:
+    # the references (docs/references.md, "SDND105", Code_Aster's tolerances) and the derived table:
     # p_max 6.5 -> residual 3.1, unloading stiffness F_post / (p_max - r) = 0.5 / 3.4
     assert mine["max_compression"] == pytest.approx(6.5, rel=1e-3)
     assert mine["residual_crush"] == pytest.approx(3.1, rel=1e-3)

@@ -76,7 +76,7 @@ CASES = Path(__file__).resolve().parents[1] / "cases"
 case = load_case("sdnd108")
 FALL = 0.54031242374329
 DETACH = {"a": 0.88545615307643, "b": 0.92403882542}
-CONTACT = {"a": 0.3451437, "b": 0.3837264}  # one_dof_impacts.md §4, derived
+CONTACT = {"a": 0.3451437, "b": 0.3837264}  # docs/references.md, "SDND108", derived
 REBOUND = {"a": math.sqrt(41.0), "b": 1.931377}
 DZ_REF = {"a": {"1.0": (-1.332162981855, 1e-2), "1.1": (-0.856394405035, 2e-2)},
           "b": {"1.0": (-1.88214079833, 1e-2), "1.1": (-1.81496422497, 1e-2)}}

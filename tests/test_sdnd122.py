@@ -7,9 +7,10 @@ Tolerances: the flow is the exact piecewise-harmonic solution and the orbits are
 on it, so frequencies agree with the closed form to round-off (1e-12, a few hundred operations on
 numbers of order 1); solve_ivp (DOP853, rtol 1e-12) to 1e-10; central differences with h = 1e-7 to
 1e-7 (truncation h^2 ~ 1e-14, round-off eps / h ~ 1e-9). The closed form is written again here
-(:func:`exact_frequency`, one_dof_impacts.md §5, corrected) independently of contact/references/nnm.py, and so
-is the document's (Code_Aster's) formula (:func:`document_formula_frequency`): the 6.4e-4 between
-them is the term that formula drops, derived, not a value of this code. Code_Aster's computed
+(:func:`exact_frequency`, docs/references.md, "SDND122", corrected) independently of
+contact/references/nnm.py, and so is the document's (Code_Aster's) formula
+(:func:`document_formula_frequency`): the 6.4e-4 between them is the term that formula drops,
+derived, not a value of this code. Code_Aster's computed
 frequencies (harmonic balance on a regularised stop) are compared within its own PRECISION 1e-3;
 how far they are from the exact value (9.7e-5, 1.1e-4) is a fact about Code_Aster's numbers,
 asserted as regression values.
@@ -44,7 +45,7 @@ def exact_frequency(E, m=1.0, k=10.0, K=50.0, gap=0.01):
 
 
 def document_formula_frequency(E, m=1.0, k=10.0, K=50.0, gap=0.01):
-    """The formula of sdnd122a.comm / one_dof_impacts.md §5 as printed: e = E / (k gap^2),
+    """The formula of sdnd122a.comm (docs/references.md, "SDND122") as printed: e = E / (k gap^2),
     tau1 = 2 arccos(-1/sqrt(2e)), tau2 = 2 sqrt(k/(k+K)) arccos(sqrt(k / (2e (k+K)))),
     T = sqrt(m/k) (tau1 + tau2)."""
     e = E / (k * gap**2)
@@ -126,7 +127,7 @@ def test_sdnd122_b_and_c_energies(energy, f_doc, f_aster, aster_above):
     f = periodic_orbit(OSC, energy).frequency
     assert f == pytest.approx(closed_form_frequency(OSC, energy), rel=1e-12)
     assert f == pytest.approx(exact_frequency(energy), rel=1e-12)
-    assert f == pytest.approx(f_doc, abs=1e-7)  # the corrected values of one_dof_impacts.md §5, 7 digits
+    assert f == pytest.approx(f_doc, abs=1e-7)  # the corrected values of docs/references.md, "SDND122", 7 digits
     assert f == pytest.approx(aster_formula_frequency(OSC, energy), rel=1e-3)  # the benchmark's PRECISION
     # Code_Aster's b, c: within its PRECISION; 1.1e-4 above exact (regression values, its numbers)
     assert f == pytest.approx(f_aster, rel=1e-3)

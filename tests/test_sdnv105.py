@@ -1,6 +1,7 @@
 """SDNV105 end to end: each modeling runs once (module fixtures, 7-20 s each). Every Code_Aster test of
 the modeling is re-derived here from the run's raw CSV histories (history.csv, selfweight_history.csv)
-with the benchmark's own post-processing (sdnv105.md §1.6: quantity, node, component, window, sign),
+with the benchmark's own post-processing (docs/references.md, "SDNV105: the post-processed quantities
+and the test values": quantity, node, component, window, sign),
 written in this file, and compared with the reference and tolerance of
 cases/reference/code_aster_tests.json; summary.json and report.md are then checked against these
 re-derived numbers. Also: the sharper claims of the README, the rigid-body reference, the energy
@@ -24,7 +25,9 @@ CASES = ROOT / "cases"
 from cases import sdnv105_common  # noqa: E402  (only to run the cases as the scripts do; nothing of its post-processing)
 
 REFERENCE = CASES / "reference" / "code_aster_tests.json"
-FIRST_IMPACT = 0.05440978  # s, the benchmark's rigid-body first collision (sdnv105.md §1.7)
+# s, the benchmark's rigid-body first collision (docs/references.md, "SDNV105: the post-processed quantities
+# and the test values")
+FIRST_IMPACT = 0.05440978
 KE = "ke"  # history column of the block kinetic energy (Code_Aster POST_ELEM ENER_CIN on BLOCK)
 
 
@@ -256,7 +259,8 @@ def _record_cases(modeling: str, skip=()):
             marks = ()
             if modeling == "b" and i == B_RN_A:
                 marks = pytest.mark.xfail(strict=True, reason=(
-                    "sdnv105.md §3 item 19 (test_b_benchmark_schedule_meets_every_code_aster_test): RN(A) max "
+                    "docs/departures.md, modeling B's sticking stiffness "
+                    "(test_b_benchmark_schedule_meets_every_code_aster_test): RN(A) max "
                     "in 0.06-0.12 s is the peak of the sticking spring's ringing after A's slip stops; it grows "
                     "as the steps resolve it: 3759, 3773, 3938, 4187 N with --auto-steps at --dt 1.25e-3, "
                     "6.25e-4, 3.125e-4, 1.5625e-4 s, vs <= 3615.8 N"))
@@ -322,7 +326,8 @@ def test_b_benchmark_schedule_meets_the_code_aster_tests_but_rn_a(run_b_benchmar
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "sdnv105.md §3 item 19 not met yet: after the first impact A slides until ~0.059 s; the sticking "
+    "every Code_Aster test of b with its benchmark schedule (docs/departures.md, modeling B's sticking "
+    "stiffness) not met yet: after the first impact A slides until ~0.059 s; the sticking "
     "spring (RIGI_TAN 3e10 N/m with AMOR_TAN 1e4 N s/m) rings when the slip stops, so RN(A) max in "
     "0.06-0.12 s is ~3836 N (coarse samples) or 3730-3860 N (resolved with fine steps) vs <= 3615.8 N"))
 def test_b_benchmark_schedule_meets_every_code_aster_test(run_b_benchmark):

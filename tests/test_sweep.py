@@ -2,9 +2,9 @@
 interruption and rerun, a scheduler and workers started by hand, a worker killed mid-sweep.
 
 The points are SDND101 runs (cases/sdnd101.py: a 100 kg mass on a 1e4 N/m spring hitting a shock
-spring K at velocity v0; one_dof_impacts.md §2): about 1.7 s each, and their rows can be checked
-against the closed form of the same point, which catches a row given another point's figures. The
-peak shock force is F_max = K x_max, x_max = v0 / omega_c, omega_c = sqrt((k + K) / m).
+spring K at velocity v0; docs/references.md, "SDND101"): about 1.7 s each, and their rows can be
+checked against the closed form of the same point, which catches a row given another point's
+figures. The peak shock force is F_max = K x_max, x_max = v0 / omega_c, omega_c = sqrt((k + K) / m).
 """
 from __future__ import annotations
 

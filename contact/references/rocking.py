@@ -86,7 +86,8 @@ import numpy as np
 
 MODELS = ("nonlinear", "linear", "constant")
 
-# sdnv105.md §1.3 / §1.7 and the benchmark document, Tables 2.1 and 2.3
+# docs/references.md, "SDNV105: the post-processed quantities and the test values",
+# and the benchmark document, Tables 2.1 and 2.3
 DOC_T1 = 0.05440978
 DOC_RIGID_TIMES = (0.05440978, 0.13574, 0.196529, 0.241961, 0.27592)
 DOC_RIGID_KE = (7.373981, 4.119169, 2.301003, 1.28536, 0.718013)

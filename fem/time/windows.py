@@ -1,10 +1,10 @@
 """A benchmark's release schedule as a step controller: windows of fine steps through its impacts,
 coarse steps between, refined where an impact comes earlier than the schedule says.
 
-Code_Aster's SDNV105 (sdnv105.md §1.3-1.5) steps the free rocking with a list of windows: fine
-steps (and a dissipative HHT alpha) around each expected impact, coarse steps between. A run whose
-impacts move (another mesh, step or tilt) must not meet an impact with coarse steps, so
-:class:`WindowSteps` adds, in coarse windows:
+Code_Aster's SDNV105 (docs/references.md, "SDNV105's phases" and "SDNV105 b and c") steps the free
+rocking with a list of windows: fine steps (and a dissipative HHT alpha) around each expected
+impact, coarse steps between. A run whose impacts move (another mesh, step or tilt) must not meet
+an impact with coarse steps, so :class:`WindowSteps` adds, in coarse windows:
 
 * **a predicted impact** (:class:`ImpactRefinement`): when an open contact node is predicted to
   close within ``lookahead`` coarse steps (from each node's gap and its rate over the last coarse
