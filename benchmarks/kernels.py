@@ -3,7 +3,7 @@ allocator policy and with the freed memory kept (fem.time.memory), each in a fre
 
 Run: python benchmarks/kernels.py [--size 32x64] [--modeling d] [--repeat 20]
 
-Each process builds the SDNV105 model of the modeling on an NXxNY block (cases/sdnv105_common) and
+Each process builds the SDNV105 model of the modeling on an NXxNY block (cases/sdnv105/case) and
 times, best of --repeat, in the order of a Newton iteration (a new displacement each time, so the
 temporaries are allocated afresh as in a run):
 
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-from cases import sdnv105_common as common  # noqa: E402
+from cases.sdnv105 import case as common  # noqa: E402
 
 from fem.time.memory import keep_freed_memory  # noqa: E402
 from speed import parse_sizes  # noqa: E402  (benchmarks/, the script's folder)

@@ -40,8 +40,8 @@ Columns:
 * steps, Newton it. / step, step cuts (``run.subdivisions``: steps cut and redone smaller), all phases.
 * ms / step: stepping / steps.
 * rigid ref. [s]: the rigid reference's own time, where the case reports it separately. None does
-  today: SDNV105's is computed in cases/sdnv105_summary_common.summarize (rigid_reference(cfg)), the
-  shaking table's in cases/shaking_table_summary_common.summarize (rigid_reference(cfg, history, ...)),
+  today: SDNV105's is computed in cases/sdnv105/summary.summarize (rigid_reference(cfg)), the
+  shaking table's in cases/table/summary.summarize (rigid_reference(cfg, history, ...)),
   both after the FE run: inside the process's wall time, outside ``run.wall_s`` and
   ``run.stepping_s``; a timer around those calls would measure it. The spectrum's rigid map
   (overturning_spectrum._main: rigid_grid, rigid_boundaries) runs in the process before the FE

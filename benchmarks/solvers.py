@@ -38,7 +38,7 @@ import scipy.sparse.linalg as spla
 ROOT = Path(__file__).resolve().parents[1]
 
 import fem.time.dynamics as dynamics  # noqa: E402
-from cases import sdnv105_common as common  # noqa: E402
+from cases.sdnv105 import case as common  # noqa: E402
 from timing import best_time  # noqa: E402  (benchmarks/, the script's folder)
 
 CAPTURE_AT = 30

@@ -14,7 +14,7 @@ spent inside the integrators' step generators, fem.io.recorder.timed_steps; set-
 report writing and ParaView left out), steps and Newton iterations give ms per step and ms per
 Newton iteration; its peak memory is the child's maximum resident set (os.wait4).
 
-The floor, measured in this process on the same model (cases/sdnv105_common's Config and build,
+The floor, measured in this process on the same model (cases/sdnv105/case's Config and build,
 same modeling and mesh), is the cost a Newton iteration cannot go below with this code's kernels
 and SciPy's sparse LU: the best of --repeat of
 
@@ -54,7 +54,7 @@ import scipy.linalg as sl
 import scipy.sparse.linalg as spla
 
 ROOT = Path(__file__).resolve().parents[1]
-from cases import sdnv105_common as common  # noqa: E402
+from cases.sdnv105 import case as common  # noqa: E402
 
 from fem.loads.applied import resolve_constraints  # noqa: E402
 from fem.time.memory import keep_freed_memory  # noqa: E402

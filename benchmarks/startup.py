@@ -27,9 +27,8 @@ PROBE = ("import sys, cases.{name}; print(' '.join(m for m in {heavy!r} if m in 
 
 
 def cases() -> list[str]:
-    """The case scripts (cases/*.py but the package's __init__ and the *_common helpers)."""
-    return sorted(p.stem for p in (ROOT / "cases").glob("*.py")
-                  if p.stem != "__init__" and not p.stem.endswith("_common"))
+    """The case scripts (cases/*.py but the package's __init__; their helpers are in cases' packages)."""
+    return sorted(p.stem for p in (ROOT / "cases").glob("*.py") if p.stem != "__init__")
 
 
 def wall(name: str, repeat: int) -> list[float]:

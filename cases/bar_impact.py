@@ -126,7 +126,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cases.bar_impact_checks_common import SAFE_RELEASE, checks, exact, measure
+from cases.bar.checks import SAFE_RELEASE, checks, exact, measure
 from contact.laws import Augmented, Lagrange, MoreauJean, Penalty
 from contact.zone import RigidPlane
 from fem import ranges

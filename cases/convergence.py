@@ -97,11 +97,11 @@ refuses, a mesh token that is not ``reference`` or NXxNY with NX even); 130 / 14
 SIGINT / SIGTERM: the running levels are stopped (each records its own ``interrupted`` status),
 what was computed is written with status ``interrupted``.
 
-The modules of the study, each re-exported here: cases/convergence_measures_common.py (the
+The modules of the study, each re-exported here: cases/studies/convergence_measures.py (the
 measures: differences, orders, Richardson, the criterion, same impacts, energy creation),
-cases/convergence_levels_common.py (a level, the plan, running the levels as processes),
-cases/convergence_analysis_common.py (the study from the levels' summaries, the verdict, the
-checks) and cases/convergence_report_common.py (convergence.md and the figures); this script
+cases/studies/convergence_levels.py (a level, the plan, running the levels as processes),
+cases/studies/convergence_analysis.py (the study from the levels' summaries, the verdict, the
+checks) and cases/studies/convergence_report.py (convergence.md and the figures); this script
 holds the command line, the plan and the run of the study.
 """
 from __future__ import annotations
@@ -122,13 +122,13 @@ from fem.time.interrupt import Interrupted
 from fem import ranges
 from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_flags, check_resources, command_line,
                      execute, finite, prepare_output)
-from cases.convergence_analysis_common import analyse, checks_of, level_record, rigid_reference
-from cases.convergence_levels_common import CASES_DIR, STOP_WAIT, Level, LevelRunner, Plan
-from cases.convergence_measures_common import (CONTRACTION, INSTANT_TOLERANCE, KE_TOLERANCE, MATCH_WINDOW,
+from cases.studies.convergence_analysis import analyse, checks_of, level_record, rigid_reference
+from cases.studies.convergence_levels import CASES_DIR, STOP_WAIT, Level, LevelRunner, Plan
+from cases.studies.convergence_measures import (CONTRACTION, INSTANT_TOLERANCE, KE_TOLERANCE, MATCH_WINDOW,
                                                QUANTITIES, ROUND_OFF, as_array, criterion, difference_ratios,
                                                differences, energy_creation, initial_energy, observed_orders,
                                                richardson, same_impacts, tolerance_of)
-from cases.convergence_report_common import energy_table, plot, report, study_table
+from cases.studies.convergence_report import energy_table, plot, report, study_table
 
 __all__ = [
     "CASES", "CASES_DIR", "CONTROLLED", "build_parser", "plan_study", "plan_meshes", "main",
@@ -226,16 +226,16 @@ def _refuse_controlled(extras: list[str], meshes: bool) -> None:
             raise BadInput(f"{name}: set by convergence.py, not passed through ({controlled[name]})")
 
 
-def _common():
-    from cases import sdnv105_common
+def _sdnv105():
+    from cases.sdnv105 import case as sdnv105_case
 
-    return sdnv105_common
+    return sdnv105_case
 
 
 def _check_with_case(case: str, args: list[str], force: bool, where: str):
     """The case's own parser, validation and resource check on a level's arguments (in this
     process, nothing built); returns its resolved Config. A refusal names the flag."""
-    common = _common()
+    common = _sdnv105()
     modeling = case[-1]
     try:
         config, flags = common.parse_args(modeling, args)
@@ -296,7 +296,7 @@ def plan_study(argv: list[str]) -> Plan:
                 ns.force)
     # the pass-through flags alone, through the case's parser: abbreviations of the flags set here too
     try:
-        _, given = _common().parse_args(case[-1], extras)
+        _, given = _sdnv105().parse_args(case[-1], extras)
     except BadInput as err:
         raise BadInput(f"{err} (passed to {case})") from None
     for dest, flag in (("dt_fine", "--dt-fine"), ("auto_steps", "--auto-steps"), ("no_paraview", "--no-paraview"),
@@ -332,7 +332,7 @@ def plan_meshes(plan: Plan, folder: Path) -> None:
         return
     from meshes.generate import block_on_table
 
-    common = _common()
+    common = _sdnv105()
     spec = common.MODELINGS[plan.case[-1]]
     element = "tri6" if spec.mesh.endswith("tri6") else "quad4"
     finest = plan.levels[-1]

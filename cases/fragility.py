@@ -18,7 +18,7 @@ from 0.8 g, and its fit undetermined). The rigid block lifts exactly when the PG
 whatever the record: its uplift fragility is a step there (beta = 0), and its fit says ``separated``.
 
 * **Rigid** (``--model rigid`` or ``both``, in this process): the rigid block under the same table motion,
-  cases/shaking_table_summary_common.rigid_reference (contact.references.rocking_base.rock_under_base_motion,
+  cases/table/summary.rigid_reference (contact.references.rocking_base.rock_under_base_motion,
   exact rocking, Housner's impacts, no sliding; its overturning verdict decided after the motion on a
   still table), with the shaking table's own Config of that point.
 * **FE** (``--model fe`` or ``both``, the default): cases/shaking_table.py at every point (``--excitation record
@@ -30,7 +30,7 @@ whatever the record: its uplift fragility is a step there (beta = 0), and its fi
 
 Per measure and per model, the lognormal fragility P(PGA) = Phi(ln(PGA / theta) / beta), theta and beta by
 maximum likelihood on the binomial outcomes of the stripes (Baker 2015, Earthquake Spectra 31(1),
-"multiple stripes"; cases/fragility_fit_common.py), with their standard errors; an undetermined fit (all
+"multiple stripes"; cases/studies/fragility_fit.py), with their standard errors; an undetermined fit (all
 outcomes equal, a perfect separation, a falling probability) is said so, with where theta lies, and no theta.
 
 Outputs in --out (default results/fragility): ``points.csv`` (a row a record x PGA: the rigid and FE outcomes
@@ -53,8 +53,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cases import fragility_fit_common as fit
-from cases.shaking_table_summary_common import rigid_reference
+from cases.studies import fragility_fit as fit
+from cases.table.summary import rigid_reference
 from fem import ranges
 from fem.io import output_folder
 from fem.io.markdown import md_table
@@ -254,7 +254,7 @@ def outcomes(overturned, lifted: bool, max_rotation, threshold: float) -> dict:
 
 
 def rigid_point(cfg: Config, g: GridPoint) -> dict:
-    """The rigid block at a point (cases/shaking_table_summary_common.rigid_reference on the point's own
+    """The rigid block at a point (cases/table/summary.rigid_reference on the point's own
     shaking-table Config and motion), its outcomes."""
     config, history = point_run(cfg, g.record, g.pga)
     r = rigid_reference(config, history)
@@ -478,7 +478,7 @@ def write_report(out: Path, cfg: Config, block: Block, summary: dict, rows: list
              f"Uplift acceleration g tan alpha = {block.tan_alpha:.4g} g, overturn angle 2 alpha = "
              f"{block.overturn_angle:.4g} rad; rotation threshold {cfg.rotation_threshold:g} rad. Each record is "
              f"scaled to the PGA (its peak after the baseline correction) and run to its end + 1 s. Rigid: "
-             f"contact.references.rocking_base through cases/shaking_table_summary_common.rigid_reference "
+             f"contact.references.rocking_base through cases/table/summary.rigid_reference "
              f"(no sliding); FE: cases/shaking_table.py" + (f" with `{' '.join(cfg.fixed)}`" if cfg.fixed else "")
              + ".", ""]
     lines += md_table(["record", "file", "run to [s]"], [(tag, path, f"{t_end:g}") for tag, (path, t_end) in records.items()])

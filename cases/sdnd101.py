@@ -87,7 +87,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cases.one_dof_common import (NODE, all_passed, check, check_budget, departures, parser,  # noqa: E402
+from cases.one_dof.case import (NODE, all_passed, check, check_budget, departures, parser,  # noqa: E402
                                   print_checks, run_stage, start_run, validate)
 
 from contact.laws import Penalty  # noqa: E402

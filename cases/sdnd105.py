@@ -65,8 +65,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cases.one_dof_common import check_budget, parser, run_stage, start_run, validate  # noqa: E402
-from cases.sdnd105_modelings_common import (MODELINGS, T_RETURN, ClosedForm, Sdnd105Config,  # noqa: E402
+from cases.one_dof.case import check_budget, parser, run_stage, start_run, validate  # noqa: E402
+from cases.one_dof.sdnd105_modelings import (MODELINGS, T_RETURN, ClosedForm, Sdnd105Config,  # noqa: E402
                                             check, closed_form_checks, default_config, references)
 
 from contact.buckling import BucklingShocks  # noqa: E402

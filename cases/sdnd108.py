@@ -86,7 +86,7 @@ import numpy as np
 from scipy.linalg import expm
 from scipy.optimize import brentq
 
-from cases.one_dof_common import (NODE, all_passed, check, check_budget, crossing, departures,  # noqa: E402
+from cases.one_dof.case import (NODE, all_passed, check, check_budget, crossing, departures,  # noqa: E402
                                   parser, print_checks, run_stage, start_run, validate)
 
 from contact.laws import Penalty  # noqa: E402

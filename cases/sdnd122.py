@@ -55,7 +55,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cases.one_dof_common import (all_passed, check, check_budget, parser, print_checks, run_stage,  # noqa: E402
+from cases.one_dof.case import (all_passed, check, check_budget, parser, print_checks, run_stage,  # noqa: E402
                                   start_run, validate)  # noqa: E402
 
 from contact.references.nnm import (StopOscillator, aster_formula_frequency, closed_form_frequency,  # noqa: E402

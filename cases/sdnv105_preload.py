@@ -150,7 +150,7 @@ def check_ranges(a: argparse.Namespace) -> None:
 def resources(a: argparse.Namespace) -> Estimate:
     """fem.run.lifecycle.estimate before the mesh is read: 25 nodes and 12 QUA4 for the reference mesh, else
     bounds from the file size (a .msh line is >= 30 bytes a node, >= 60 a cell, as
-    cases/sdnv105_common.py counts); one step per --dt from -1.95 s (a float: a subnormal --dt gives
+    cases/sdnv105/case.py counts); one step per --dt from -1.95 s (a float: a subnormal --dt gives
     inf, refused); the history is written as the run goes (a few hundred bytes a step kept)."""
     nodes, cells = 25.0, 12.0
     if a.mesh is not None:

@@ -14,7 +14,7 @@ if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line,
 
 import sys
 
-from cases.sdnv105_common import run_case
+from cases.sdnv105.case import run_case
 
 if __name__ == "__main__":
     sys.exit(run_case("d", description=__doc__))

@@ -32,8 +32,8 @@ Beside the FE results, ``summary.json`` has the rigid block rocking under the sa
 (contact.references.rocking_base: exact nonlinear equation, Housner's impact law, sliding not modelled); for a
 stack, the column as one rigid block, which it is while its joints stay shut.
 
-The run's parameters and their checks are in cases/shaking_table_config_common.py, its summary and
-verdicts in cases/shaking_table_summary_common.py, its report in cases/shaking_table_report_common.py.
+The run's parameters and their checks are in cases/table/config.py, its summary and
+verdicts in cases/table/summary.py, its report in cases/table/report.py.
 """
 from __future__ import annotations
 
@@ -48,11 +48,11 @@ from pathlib import Path
 
 import numpy as np
 
-from cases.shaking_table_config_common import G, MODELINGS, Config
-from cases.shaking_table_report_common import plot, print_summary, write_report
-from cases.shaking_table_summary_common import ENERGY_LIMIT, summarize
+from cases.table.config import G, MODELINGS, Config
+from cases.table.report import plot, print_summary, write_report
+from cases.table.summary import ENERGY_LIMIT, summarize
 # re-exported (tests/test_overturn_verdicts.py reads them here)
-from cases.shaking_table_summary_common import CURVE_POINTS, OVERTURN_MARGIN, rigid_reference  # noqa: F401
+from cases.table.summary import CURVE_POINTS, OVERTURN_MARGIN, rigid_reference  # noqa: F401
 from contact.laws import Augmented, Lagrange, MoreauJean
 from contact.output import ContactRecorder
 from fem.io.animation import add_animate_flag, animate_or_note, check_animate_flag

@@ -59,7 +59,7 @@ from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_f
                      command_line, execute, prepare_output)
 
 CASES_DIR = Path(__file__).resolve().parent
-#: studies, helpers, the package, the problem-file command (cases/cli.py) and its reader
+#: studies, helpers, the package, the problem-file command (cases/problem_file/cli.py) and its reader
 NOT_CASES = ("sweep", "overturning_spectrum", "convergence", "early_exit", "__init__", "cli", "problem_file")
 RESERVED = ("out", "quiet", "help")
 

@@ -170,6 +170,6 @@ class Buckling(BucklingLaw):
                           "post_dampings": ranges.DASHPOT})
         super().__post_init__()
 
-#: the law of each name a problem file may use (cases/problem_file.py)
+#: the law of each name a problem file may use (cases/problem_file/__init__.py)
 LAWS = {"lagrange": Lagrange, "augmented": Augmented, "penalty": Penalty, "moreau_jean": MoreauJean,
         "buckling": Buckling}

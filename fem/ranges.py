@@ -267,7 +267,7 @@ WORKERS = Range("number of worker processes", "", 1.0, 1000.0, why="each is a pr
 WALL_TIME = Range("wall-clock time limit", "s", 1.0, 1e6, why="from the second a point needs to start to eleven days")
 
 
-# ---- the kinds a problem file (cases/problem_file.py) and the Python API (fem.problem, contact.laws) add
+# ---- the kinds a problem file (cases/problem_file/__init__.py) and the Python API (fem.problem, contact.laws) add
 #: a material's Young's modulus: 1 Pa (as YOUNG) to 1e16 Pa (as TABLE_YOUNG): a body of a problem may be
 #: the rigid proxy of a support (the benchmark's table, 1e14 Pa), and nothing tells a block from a table
 MATERIAL_YOUNG = Range("material's Young's modulus", "Pa", 1.0, 1e16,

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from cases import cli
+from cases.problem_file import cli
 from fem.io.history import read_history
 from fem.problem import Check
 from fem.problem.checks import evaluate, grade

@@ -92,7 +92,7 @@ def test_a_pair_between_two_parts_of_one_group_joins_two_bodies():
 
 def test_the_problem_file_names_the_pair_and_its_line(tmp_path):
     out = tmp_path / "out"
-    p = subprocess.run([sys.executable, "-m", "cases.cli", "run", str(ROOT / "examples" / "block_on_table_pulse.toml"),
+    p = subprocess.run([sys.executable, "-m", "cases.problem_file.cli", "run", str(ROOT / "examples" / "block_on_table_pulse.toml"),
                         "--set", 'pairs.base.master="CTBLO"', "--out", str(out), "--quiet"],
                        cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert p.returncode == 2, p.stderr
@@ -130,7 +130,7 @@ def test_a_file_that_is_not_a_mesh_is_refused_on_one_line_naming_it(tmp_path):
 
 
 def _main(case: str, argv: list[str]) -> int:
-    """A case script's exit code, run in this process (``sdnv105a``: cases.sdnv105_common.run_case)."""
+    """A case script's exit code, run in this process (``sdnv105a``: cases.sdnv105.case.run_case)."""
     if case == "sdnv105a":
         return load_case("sdnv105_common").run_case("a", argv)
     return load_case(case).main(argv)

@@ -1,7 +1,7 @@
 """Contact physics on the SDNV105 block and table: equilibrium, Coulomb's law, rocking without
 slip, impact energy, Newton statistics. Multiplier contact (:mod:`contact.multipliers`) of CONHAUT
 (block base, slave) against CONBAS (table top, master); SDNV105 materials (Code_Aster SDNV105, as
-cases/sdnv105_config_common.py states them) and table supports DY = 0 on CTGROUND, DX = 0 on S1 unless
+cases/sdnv105/config.py states them) and table supports DY = 0 on CTGROUND, DX = 0 on S1 unless
 said otherwise.
 
 What each test checks, and why each tolerance

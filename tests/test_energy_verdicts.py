@@ -5,7 +5,7 @@ steps that resolve its own impacts; a convergence study's verdict of creation co
 the run started with.
 
 Energy scale of an SDNV105 run: the rigid block's potential-energy drop from the release to its
-first impact (cases/sdnv105_common.rigid_potential_drop: 7.292 J at the benchmark's 0.01 rad,
+first impact (cases/sdnv105/case.rigid_potential_drop: 7.292 J at the benchmark's 0.01 rad,
 113.83 J at 0.2 rad), all the energy its rocking has.
 """
 from __future__ import annotations
@@ -24,7 +24,7 @@ from fem.run.lifecycle import BadInput
 from helpers import load_case
 
 ROOT = Path(__file__).resolve().parents[1]
-from cases import sdnv105_common as common  # noqa: E402
+from cases.sdnv105 import case as common  # noqa: E402
 
 conv = load_case("convergence")
 

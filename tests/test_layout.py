@@ -90,7 +90,7 @@ def test_the_scanner_sees_the_imports_it_judges():
     found = {m for m, _, _ in imports(ROOT / "fem" / "time" / "dynamics.py")}
     assert "fem.stage.phase" in found and "fem.model.assembly" in found
     found = {m for m, _, _ in imports(ROOT / "cases" / "sdnv105a.py")}
-    assert "cases.sdnv105_common" in found and "cases.early_exit" in found
+    assert "cases.sdnv105.case" in found and "cases.early_exit" in found
     assert len(MODULES) > 70
 
 

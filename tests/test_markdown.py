@@ -45,8 +45,8 @@ def test_a_markdown_renderer_reads_one_cell_where_the_pipe_is():
 def test_the_shaking_table_report_keeps_its_friction_row(tmp_path):
     """The row named ``max |R_T|/R_N`` (and a check and an impact holding a '|') is a row of three
     columns, like every row of every table of the report."""
-    from cases.shaking_table_config_common import Config
-    from cases.shaking_table_report_common import write_report
+    from cases.table.config import Config
+    from cases.table.report import write_report
 
     rigid = {"applies": True, "uplift_onset": 0.1, "uplift_time": 0.11, "overturn_time": None,
              "max_friction_ratio": 0.3, "max_rotation": 0.01, "overturn_verdict": {"verdict": "no", "reason": "r"},

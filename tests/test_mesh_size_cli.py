@@ -145,7 +145,7 @@ def test_sdnv105a_runs_on_a_refined_block_and_says_so(tmp_path):
 
 def test_the_benchmark_run_records_its_mesh():
     """Without --nx/--ny the run's mesh is the checked-in one (what summary.json says of it)."""
-    from cases import sdnv105_common as common
+    from cases.sdnv105 import case as common
 
     for modeling, name in (("a", "sdnv105_quad4"), ("b", "sdnv105_block_tri6")):
         source = common.mesh_source(common.Config(modeling))

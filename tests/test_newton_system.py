@@ -26,7 +26,7 @@ from fem.time.newton import redundant_equations
 from fem.time.newton_system import RCOND_MIN
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
-from cases import sdnv105_common as common  # noqa: E402
+from cases.sdnv105 import case as common  # noqa: E402
 
 
 def _plain_system(system, J, lins, trials, c, force_weight):

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from cases import cli
+from cases.problem_file import cli
 from cases import shaking_table
 
 ROOT = Path(__file__).resolve().parents[1]
-G = 9.81  # the case's g (cases/shaking_table_config_common.G): its --amplitude-g is in these units
+G = 9.81  # the case's g (cases/table/config.G): its --amplitude-g is in these units
 
 PROBLEM = """mesh = "{mesh}"
 gravity = 9.81

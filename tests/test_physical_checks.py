@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cases import cli
+from cases.problem_file import cli
 from fem.problem.checks import PENETRATION_LIMIT, penetration_row
 from helpers import pulse_problem
 

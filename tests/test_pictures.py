@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from cases import sdnv105_plots_common as sdnv105_plots
-from cases import shaking_table_report_common as table_report
+from cases.sdnv105 import plots as sdnv105_plots
+from cases.table import report as table_report
 from fem.io import animation, output_folder, results
 from fem.mesh.mesh import CellBlock, Mesh
 from fem.ranges import BadInput

@@ -1,4 +1,4 @@
-"""A problem stated in a TOML file (cases/problem_file.py) and the ``rockfem`` command (cases/cli.py).
+"""A problem stated in a TOML file (cases/problem_file/__init__.py) and the ``rockfem`` command (cases/problem_file/cli.py).
 
 The problem: a brick on a plinth (the mesh of examples/bricks_on_plinth_mesh.py at h = 0.1 m, 120 QUAD4
 of the five bodies, two of them used), its plinth held at its base, shaken 0.2 s by a small record and a
@@ -506,7 +506,7 @@ def test_rockfem_and_python_m_cases_cli_help(tmp_path):
     for args in ([], ["run"], ["sweep"]):
         done = rockfem(*args, "--help", cwd=tmp_path)
         assert done.returncode == 0 and done.stderr == "" and done.stdout.startswith("usage: rockfem")
-        same = subprocess.run([sys.executable, "-m", "cases.cli", *args, "--help"], cwd=tmp_path, capture_output=True,
+        same = subprocess.run([sys.executable, "-m", "cases.problem_file.cli", *args, "--help"], cwd=tmp_path, capture_output=True,
                               text=True, env=ENV, timeout=120)
         assert (same.returncode, same.stdout) == (0, done.stdout)
     assert "--set KEY.PATH=VALUE" in rockfem("run", "--help", cwd=tmp_path).stdout
@@ -558,11 +558,11 @@ def test_a_sweep_point_is_given_as_set_key_value_after_the_command_and_its_file(
     point = sweep.grid([sweep.parse_axis("pairs.BRICK_1_BOTTOM.mu=0.3,0.7"), sweep.parse_axis("steps.dt=1e-3")])[1]
     assert point.flags() == ["--pairs.BRICK_1_BOTTOM.mu", "0.7", "--steps.dt", "1e-3"]
     assert point.flags("--set") == ["--set", "pairs.BRICK_1_BOTTOM.mu=0.7", "--set", "steps.dt=1e-3"]
-    task = sweep.CaseCommand("/x/cases/cli.py", ("--set", "mass=lumped"), 10.0, leading=("run", "/x/a.toml"),
+    task = sweep.CaseCommand("/x/cases/problem_file/cli.py", ("--set", "mass=lumped"), 10.0, leading=("run", "/x/a.toml"),
                              option="--set")
     assert task.arguments(point, "F") == ["run", "/x/a.toml", "--set", "pairs.BRICK_1_BOTTOM.mu=0.7", "--set",
                                           "steps.dt=1e-3", "--set", "mass=lumped", "--out", "F", "--quiet"]
-    assert task.identity(point) == ["cases/cli.py", "run", "/x/a.toml", *point.flags("--set"), "--set", "mass=lumped"]
+    assert task.identity(point) == ["cases/problem_file/cli.py", "run", "/x/a.toml", *point.flags("--set"), "--set", "mass=lumped"]
     case = sweep.CaseCommand("/x/cases/sdnd101.py", ("--dt", "1e-3"))
     assert case.arguments(point, "F") == [*point.flags(), "--dt", "1e-3", "--out", "F", "--quiet"]
     (tmp_path / "points.csv").write_text("pairs.0.mu,stages.shake.x.scale\n0.3,0.5\n0.7,\n")

@@ -7,7 +7,7 @@
 * Derived quantities: a record or a closed form scaled beyond the 100 g of a record's samples (named by its
   ``scale``), a tilt's angle times its ramp, an imposed value times its ramp.
 * A step longer than the stage it cuts (or a trillionth of it), in a file and through simulate().
-* ``rockfem run`` (cases.cli.main): exit 2, one ``error:`` line, the --out folder not created.
+* ``rockfem run`` (cases.problem_file.cli.main): exit 2, one ``error:`` line, the --out folder not created.
 * The Python API: a body's material, the laws, the closed forms, scaled motions and records, a base motion
   of a record built by hand, the steps, simulate() of a stage alone.
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from cases import cli
+from cases.problem_file import cli
 from cases.problem_file import load
 from contact.laws import Augmented, Buckling, Lagrange, MoreauJean, Penalty
 from fem.loads import base_motion as bm

@@ -1,4 +1,4 @@
-"""The stages of a problem file in time (cases/problem_file.py): tilt, imposed_motion, release and the
+"""The stages of a problem file in time (cases/problem_file/__init__.py): tilt, imposed_motion, release and the
 self-weight's friction and newton, read into fem.problem's Tilt, ImposedMotion, Release, SelfWeight; the
 steps of each stage its own ([steps.<stage name>]: events, uniform with its alpha and theta, windows);
 ``[scheme] alpha_fine``. The scene is SDNV105's (examples/sdnv105_block.toml, on the checked-in mesh).
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from cases.cli import run_estimate
+from cases.problem_file.cli import run_estimate
 from cases.problem_file import load
 from contact.laws import Lagrange
 from contact.references import rocking

@@ -1,5 +1,5 @@
 """The reference of every problem-file key (docs/problem_keys.md) and the reader share one list of keys
-(cases/problem_file_keys.py, issue 41).
+(cases/problem_file/keys.py, issue 41).
 
 1. The page is the generator's output, so a key added to the list is on the page.
 2. The keys the reader accepts in a table are the keys the list documents for it: a file with one more
@@ -15,8 +15,8 @@ import dataclasses
 import pytest
 
 from cases.problem_file import load
-from cases.problem_file_build_common import CLOSED_FORMS, LAW_FIELDS, STEPS
-from cases.problem_file_keys import TABLES, keys, markdown
+from cases.problem_file.build import CLOSED_FORMS, LAW_FIELDS, STEPS
+from cases.problem_file.keys import TABLES, keys, markdown
 from fem.ranges import BadInput
 from helpers import CASES, pulse_problem
 
@@ -32,7 +32,7 @@ source = "a guess"
 
 
 def test_the_page_is_the_generators_output():
-    assert PAGE.read_text() == markdown(), "run: python -m cases.problem_file_keys > docs/problem_keys.md"
+    assert PAGE.read_text() == markdown(), "run: python docs/problem_keys.py"
 
 
 def test_every_table_and_key_is_on_the_page():

@@ -82,7 +82,7 @@ def test_a_wrong_mass_kind_is_refused_naming_the_body():
 
 
 def test_a_problem_file_states_a_bodys_mass():
-    """The TOML key bodies[].mass (cases/problem_file.py): read into Body.mass; a wrong kind refused on
+    """The TOML key bodies[].mass (cases/problem_file/__init__.py): read into Body.mass; a wrong kind refused on
     one line naming the key."""
     from cases import problem_file
 

@@ -169,7 +169,7 @@ def test_the_default_scheme_gives_no_energy_back_at_impacts(tmp_path):
     energy (kinetic, strain, gravity) falls at every impact and never rises over any stretch by more than the
     Newton tolerance's trace (1e-5 J measured, bound 1e-4 J of the 7.29 J drop), and the time scheme's book is
     positive: what the books show negative with SDNV105's damping is their split of one dissipation."""
-    from cases.sdnv105_common import run_case
+    from cases.sdnv105.case import run_case
     from fem.io.history import read_history
 
     out = tmp_path / "undamped"

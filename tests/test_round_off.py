@@ -18,7 +18,7 @@ import pytest
 from fem.io.results import read_history
 
 ROOT = Path(__file__).resolve().parents[1]
-from cases import sdnv105_common as common  # noqa: E402
+from cases.sdnv105 import case as common  # noqa: E402
 
 
 def test_the_tilt_moves_by_units_in_the_last_place():

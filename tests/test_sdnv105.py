@@ -22,7 +22,7 @@ from fem.io.results import read_series
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
-from cases import sdnv105_common  # noqa: E402  (only to run the cases as the scripts do; nothing of its post-processing)
+from cases.sdnv105 import case as sdnv105_common  # noqa: E402  (only to run the cases as the scripts do; nothing of its post-processing)
 
 REFERENCE = CASES / "reference" / "code_aster_tests.json"
 # s, the benchmark's rigid-body first collision (docs/references.md, "SDNV105: the post-processed quantities

@@ -42,7 +42,7 @@ import numpy as np
 import pytest
 
 CASES = Path(__file__).resolve().parents[1] / "cases"
-from cases import sdnv105_common as common  # noqa: E402  (the scripts' own entry point, run_case)
+from cases.sdnv105 import case as common  # noqa: E402  (the scripts' own entry point, run_case)
 
 
 def _history(path: Path) -> dict[str, np.ndarray]:

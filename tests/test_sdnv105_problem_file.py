@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from cases.sdnv105_checks_common import CHECKS, code_aster_records
+from cases.sdnv105.checks import CHECKS, code_aster_records
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBLEM = ROOT / "cases" / "sdnv105a.toml"
@@ -46,7 +46,7 @@ def test_the_files_checks_are_code_asters_tests_of_modeling_a():
 def both(tmp_path_factory):
     """(summary of rockfem run on the file, summary of the case script), each run as a user runs it."""
     tmp = tmp_path_factory.mktemp("sdnv105a_file")
-    runs = {"file": [sys.executable, "-m", "cases.cli", "run", str(PROBLEM), "--strict", "--quiet",
+    runs = {"file": [sys.executable, "-m", "cases.problem_file.cli", "run", str(PROBLEM), "--strict", "--quiet",
                      "--out", str(tmp / "file")],
             "case": [sys.executable, str(ROOT / "cases" / "sdnv105a.py"), "--no-paraview", "--quiet",
                      "--out", str(tmp / "case")]}

@@ -32,7 +32,7 @@ from fem.io.results import read_history
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "cases"
-from cases import sdnv105_common as common  # noqa: E402  (the scripts' own entry point, run_case)
+from cases.sdnv105 import case as common  # noqa: E402  (the scripts' own entry point, run_case)
 
 G = 9.81
 B, L, RHO = 0.18, 0.40, 1450.0  # the benchmark's block: half width, half height [m], density

@@ -16,7 +16,7 @@ import math
 
 import pytest
 
-from cases import cli
+from cases.problem_file import cli
 from helpers import pulse_problem
 from fem.problem.verdicts import OVERTURN_MARGIN, decide, overturned, rigid_energy
 

@@ -38,9 +38,9 @@ MESH = ROOT / "meshes" / "sdnv105_quad4.msh"  # the mesh block_on_table_pulse.to
 
 
 def _rockfem_run(*args: str) -> list[str]:
-    """``rockfem run`` of this checkout (``python -m cases.cli`` from the repository's root, so that a
+    """``rockfem run`` of this checkout (``python -m cases.problem_file.cli`` from the repository's root, so that a
     scratch copy of the sources runs its own code)."""
-    return [sys.executable, "-m", "cases.cli", "run", *args]
+    return [sys.executable, "-m", "cases.problem_file.cli", "run", *args]
 
 
 def _listed_steps(xdmf: Path) -> int:

@@ -163,7 +163,7 @@ def book_step(e: Energies, du: np.ndarray, f_ext: tuple[np.ndarray, np.ndarray],
 
 # ------------------------------------------------------------------------------ energy creation
 #: contact events closer than this [s] are one event (SDNV105: a corner's chatter within one impact,
-#: as cases/sdnv105_common.detect_impacts and cases/convergence.MATCH_WINDOW group them)
+#: as cases/sdnv105/case.detect_impacts and cases/convergence.MATCH_WINDOW group them)
 EVENT_MERGE = 0.01
 
 

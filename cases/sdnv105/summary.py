@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
-from cases.sdnv105_checks_common import detect_impacts, evaluate_checks, rigid_checks
-from cases.sdnv105_config_common import Config, friction_demand
-from cases.sdnv105_energy_common import energy_balance, energy_check
-from cases.sdnv105_model_common import Study, mesh_source
-from cases.sdnv105_rigid_common import rigid_reference
-from cases.sdnv105_run_common import RunOutput
+from cases.sdnv105.checks import detect_impacts, evaluate_checks, rigid_checks
+from cases.sdnv105.config import Config, friction_demand
+from cases.sdnv105.energy import energy_balance, energy_check
+from cases.sdnv105.model import Study, mesh_source
+from cases.sdnv105.rigid import rigid_reference
+from cases.sdnv105.run import RunOutput
 
 
 def summarize(study: Study, output: RunOutput) -> dict:

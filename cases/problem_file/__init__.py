@@ -99,9 +99,9 @@ physical range [1, 1e16] Pa of a material's Young's modulus: ...``), a scaled re
 100 g of a record's samples (named by its ``scale``), and each stage's step against the stage (``steps.dt: 1 s is
 longer than the stage 'shake' it cuts (its duration, 0.1 s): ...``): all before anything is written.
 
-This module is the public face; the work is done in cases/problem_file_syntax_common.py (where keys stand,
-the readers of a value and their wording, overrides), cases/problem_file_build_common.py (the objects the
-file states, :func:`build`) and cases/problem_file_result_common.py (:class:`ProblemFile`, :func:`translate`).
+This module is the public face; the work is done in cases/problem_file/syntax.py (where keys stand,
+the readers of a value and their wording, overrides), cases/problem_file/build.py (the objects the
+file states, :func:`build`) and cases/problem_file/result.py (:class:`ProblemFile`, :func:`translate`).
 """
 from __future__ import annotations
 
@@ -110,10 +110,10 @@ import tomllib
 from pathlib import Path
 from typing import Sequence
 
-from cases.problem_file_build_common import (BIPLANE, BODY, CLOSED_FORMS, DEFAULT_STEPS, LAW_FIELDS, MATERIAL, PAIR,
+from cases.problem_file.build import (BIPLANE, BODY, CLOSED_FORMS, DEFAULT_STEPS, LAW_FIELDS, MATERIAL, PAIR,
                                              RECORD, SPRING, STEPS, build)
-from cases.problem_file_result_common import STAGE_KINDS, TOP, ProblemFile, labels, translate
-from cases.problem_file_syntax_common import (LISTS, REQUIRED, Source, apply_override, field_named, key_lines, key_text,
+from cases.problem_file.result import STAGE_KINDS, TOP, ProblemFile, labels, translate
+from cases.problem_file.syntax import (LISTS, REQUIRED, Source, apply_override, field_named, key_lines, key_text,
                                               missing, num, parse_value, shown, tab, tables, text)
 from fem.ranges import BadInput
 

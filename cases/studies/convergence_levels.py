@@ -20,7 +20,7 @@ from fem.run.lifecycle import EXIT_FAILED
 from fem.studies.tasks import exit_code, launch, write_stop_file
 from fem.time.interrupt import Interrupted
 
-CASES_DIR = Path(__file__).resolve().parent
+CASES_DIR = Path(__file__).resolve().parents[1]
 STOP_WAIT = 60.0  # s a level is given to stop after the signal is forwarded
 
 

@@ -8,8 +8,8 @@ fem.run.lifecycle.check_resources.
 from __future__ import annotations
 
 from fem.run.lifecycle import Estimate, count_steps, estimate
-from cases.sdnv105_config_common import Config
-from cases.sdnv105_phases_common import SCHEDULES, schedule
+from cases.sdnv105.config import Config
+from cases.sdnv105.phases import SCHEDULES, schedule
 
 
 def resource_estimate(config: Config) -> Estimate:

@@ -12,9 +12,9 @@ import numpy as np
 
 from fem.time.march import march
 from fem.time.interrupt import Interrupted
-from cases.sdnv105_model_common import Study, build
-from cases.sdnv105_run_common import run
-from cases.sdnv105_summary_common import summarize
+from cases.sdnv105.model import Study, build
+from cases.sdnv105.run import run
+from cases.sdnv105.summary import summarize
 
 
 def tilt_moved(tilt: float, ulps: int) -> float:

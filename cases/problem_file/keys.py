@@ -1,10 +1,10 @@
 """Every key of a problem file and what it means: the one source of the reader's key lists and of the
 reference page docs/problem_keys.md.
 
-    python -m cases.problem_file_keys > docs/problem_keys.md
+    python docs/problem_keys.py      # writes docs/problem_keys.md
 
 :data:`TABLES` holds each table of the file (its place, what it is, its keys with their meaning, unit and
-default); the reader (cases/problem_file_build_common.py, cases/problem_file_checks_common.py) takes its
+default); the reader (cases/problem_file/build.py, cases/problem_file/checks.py) takes its
 lists of known keys from here (:func:`keys`), so a key it accepts is a key this page documents.
 The keys that come from a class's fields (a contact law's, a closed-form motion's, a steps kind's) are
 documented here too and tests/test_problem_keys.py checks each field has its line; the physical range
@@ -13,7 +13,6 @@ checks those numbers against) is added to its line by :func:`markdown`.
 """
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 from fem import ranges as r
@@ -336,7 +335,7 @@ def markdown(ranges: dict[str, dict] | None = None) -> str:
     ranges = table_ranges() if ranges is None else ranges
     lines = ["# Problem file keys", "",
              "Every key of a problem file, table by table, generated from the reader's own list of keys",
-             "(`python -m cases.problem_file_keys > docs/problem_keys.md`; a test checks this page is its output).",
+             "(`python docs/problem_keys.py`; a test checks this page is its output).",
              "How the file is read, its overrides and its refusals: [Your own problem](problem.md).", ""]
     for t in TABLES:
         lines += [f"## `{t.place}`", "", t.what[0].upper() + t.what[1:] + ".", "", "| key | meaning |", "|---|---|"]
@@ -346,7 +345,3 @@ def markdown(ranges: dict[str, dict] | None = None) -> str:
             lines.append(f"| `{key}` | {meaning}{extra} |")
         lines.append("")
     return "\n".join(lines)
-
-
-if __name__ == "__main__":
-    sys.stdout.write(markdown())

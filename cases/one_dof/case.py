@@ -12,7 +12,7 @@
 * :func:`crossing`: the instant where a sampled signal crosses a level, linear between two samples.
 * :func:`run_stage`: one stage of a one-dof problem run by fem.problem.run_stages, its history kept or not.
 
-Case scripts import it as ``cases.one_dof_common`` (``cases`` is an installed package).
+Case scripts import it as ``cases.one_dof.case`` (``cases`` is an installed package).
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 contact.references.rocking's event-driven rigid rocking (exact nonlinear equation, the document's
 impact law): the potential-energy drop to the first impact (the run's energy scale) and the impact
 instants and kinetic energies the custom runs are graded against. (The friction the rigid pivot
-needs, :func:`cases.sdnv105_config_common.friction_demand`, is with the Config that asks for it.)
+needs, :func:`cases.sdnv105.config.friction_demand`, is with the Config that asks for it.)
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from contact.references import rocking
-from cases.sdnv105_config_common import Config, G
+from cases.sdnv105.config import Config, G
 
 
 def rigid_potential_drop(config: Config) -> float:

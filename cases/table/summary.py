@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from cases.shaking_table_config_common import G, Config
+from cases.table.config import G, Config
 from contact.output import lift_impacts
 from contact.references import rocking_base
 from contact.references.overturning import still_table_outcome

@@ -19,7 +19,7 @@ from fem.mesh.read import read_mesh
 from fem.model.assembly import Model
 from fem.problem import Assembled, Body, Pair, Problem, Support, assemble
 from fem.run.lifecycle import BadInput
-from cases.sdnv105_config_common import Config, G
+from cases.sdnv105.config import Config, G
 
 
 @dataclass

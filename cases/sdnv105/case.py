@@ -24,24 +24,24 @@ benchmark's §1.6 -> summary.json, report.md, plots, ParaView series.
 Where the reference documents disagree the Code_Aster test files are followed: table
 AMOR_ALPHA = 1.6e-3 s (a, c files), not the document's 0.001.
 
-The work is done by modules of one job each (``cases/sdnv105_*_common.py``: the ``_common`` suffix
-marks a shared module, not a script), imported here in pipeline order; this module is the face the
-scripts, cases/convergence.py, the tests and the benchmarks import, with the entry point
+The work is done by the modules of this package, one job each, imported here in pipeline order; this
+module is the face the scripts, cases/convergence.py, the tests and the benchmarks import, with the entry
+point
 :func:`run_case` (parse, build, run, post-process, write):
 
-* sdnv105_config_common — the benchmark's constants and rules, the modelings, Config, parse_args;
-* sdnv105_resources_common — the steps and memory of a run before anything is built;
-* sdnv105_model_common — the mesh, the model and the contact (build -> Study);
-* sdnv105_rigid_common — the rigid block recomputed for a run's parameters;
-* sdnv105_phases_common — the time functions, the phases and the release's windows;
-* sdnv105_energy_common — the watch on energy created at contact events, the energy books;
-* sdnv105_release_common — the release loop (windows, predicted impacts, event-driven steps);
-* sdnv105_run_common — the run: every phase integrated and recorded (run -> RunOutput);
-* sdnv105_checks_common — Code_Aster's tests, the rigid-block checks, the impacts, from the histories;
-* sdnv105_summary_common — summary.json's body (summarize);
-* sdnv105_round_off_common — the round-off ensemble (--round-off);
-* sdnv105_report_common — report.md and the table printed at the end of a run;
-* sdnv105_plots_common — the plots.
+* config — the benchmark's constants and rules, the modelings, Config, parse_args;
+* resources — the steps and memory of a run before anything is built;
+* model — the mesh, the model and the contact (build -> Study);
+* rigid — the rigid block recomputed for a run's parameters;
+* phases — the time functions, the phases and the release's windows;
+* energy — the watch on energy created at contact events, the energy books;
+* release — the release loop (windows, predicted impacts, event-driven steps);
+* run — the run: every phase integrated and recorded (run -> RunOutput);
+* checks — Code_Aster's tests, the rigid-block checks, the impacts, from the histories;
+* summary — summary.json's body (summarize);
+* round_off — the round-off ensemble (--round-off);
+* report — report.md and the table printed at the end of a run;
+* plots — the plots.
 """
 from __future__ import annotations
 
@@ -54,19 +54,19 @@ from fem.time.march import march
 # prepare_output is looked up here, by _run_case (tests/test_input_ranges.py patches this module's)
 from fem.run.lifecycle import (EXIT_FAILED, BadInput, Run, check_resources, command_line, execute,
                                prepare_output, results_line)
-from cases.sdnv105_config_common import (CREATION_LIMIT, CREATION_LIMIT_IMMEDIATE, MODELINGS, Config, Modeling,
+from cases.sdnv105.config import (CREATION_LIMIT, CREATION_LIMIT_IMMEDIATE, MODELINGS, Config, Modeling,
                                          parse_args)
-from cases.sdnv105_resources_common import resource_estimate
-from cases.sdnv105_model_common import Study, build, mesh_source
-from cases.sdnv105_rigid_common import rigid_potential_drop, rigid_reference
-from cases.sdnv105_phases_common import (EXACT_TILT_RAMP, TILT_RAMP, RigidTilt, release_phase, supports,
+from cases.sdnv105.resources import resource_estimate
+from cases.sdnv105.model import Study, build, mesh_source
+from cases.sdnv105.rigid import rigid_potential_drop, rigid_reference
+from cases.sdnv105.phases import (EXACT_TILT_RAMP, TILT_RAMP, RigidTilt, release_phase, supports,
                                          tilt_phase)
-from cases.sdnv105_run_common import RunOutput, run
-from cases.sdnv105_checks_common import detect_impacts
-from cases.sdnv105_summary_common import summarize
-from cases.sdnv105_round_off_common import round_off_ensemble, tilt_moved
-from cases.sdnv105_report_common import print_table, write_report
-from cases.sdnv105_plots_common import animate, plot
+from cases.sdnv105.run import RunOutput, run
+from cases.sdnv105.checks import detect_impacts
+from cases.sdnv105.summary import summarize
+from cases.sdnv105.round_off import round_off_ensemble, tilt_moved
+from cases.sdnv105.report import print_table, write_report
+from cases.sdnv105.plots import animate, plot
 
 #: what the scripts, cases/convergence.py, tests/ and benchmarks/ use of this module
 __all__ = ["run_case", "BadInput", "CREATION_LIMIT", "CREATION_LIMIT_IMMEDIATE", "MODELINGS", "Config", "Modeling",

@@ -4,8 +4,8 @@ and quantity the values, differences, ratios, orders, Richardson estimates and t
 block's reference (:func:`rigid_reference`) and the contract's checks (:func:`checks_of`)."""
 from __future__ import annotations
 
-from cases.convergence_levels_common import Level
-from cases.convergence_measures_common import (QUANTITIES, criterion, difference_ratios, differences,
+from cases.studies.convergence_levels import Level
+from cases.studies.convergence_measures import (QUANTITIES, criterion, difference_ratios, differences,
                                                energy_creation, initial_energy, observed_orders, richardson,
                                                same_impacts, tolerance_of)
 

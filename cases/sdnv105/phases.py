@@ -18,9 +18,9 @@ from fem.problem import ImposedMotion, Release, SelfWeight, Support, Tilt
 from fem.problem.physics import dynamic_phase
 from fem.stage.phase import NewtonSettings, Phase, State
 from fem.stage.schemes import HHT, Theta
-from cases.sdnv105_config_common import PREDICTOR, Config, G, TILT_RULES
-from cases.sdnv105_model_common import Study
-from cases.sdnv105_rigid_common import rigid_potential_drop
+from cases.sdnv105.config import PREDICTOR, Config, G, TILT_RULES
+from cases.sdnv105.model import Study
+from cases.sdnv105.rigid import rigid_potential_drop
 
 
 # Benchmark time functions (docs/references.md, "SDNV105's phases")
@@ -222,7 +222,7 @@ def release_phase(study: Study, name: str, t0: float, t1: float, dt: float, alph
 def release_windows(study: Study) -> list[Window]:
     """The release windows: the benchmark's schedule, or for event-driven steps (Config.steps:
     --auto-steps, a custom run's default) its fine start followed by one coarse window (run by
-    fem.time.stepping, cases.sdnv105_release_common.run_release)."""
+    fem.time.stepping, cases.sdnv105.release.run_release)."""
     cfg = study.config
     if cfg.spec.contact == "theta":  # d: uniform steps, no windows (impacts are first-order events)
         rows = [(0.0, 1e9, "uniform", 0.0, False)]

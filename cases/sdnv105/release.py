@@ -14,8 +14,8 @@ from fem.problem import EventSteps, Uniform, Windows
 from fem.problem.steps import scheme
 from fem.time.march import Planned, segment
 from fem.time.stepping import EventController
-from cases.sdnv105_model_common import Study
-from cases.sdnv105_phases_common import release_windows
+from cases.sdnv105.model import Study
+from cases.sdnv105.phases import release_windows
 
 
 IMPACT_FINE_AFTER = 3e-3  # s of fine steps after a predicted impact

@@ -1,9 +1,9 @@
-"""rockfem: run a problem stated in a TOML file (cases/problem_file.py), or a study of it.
+"""rockfem: run a problem stated in a TOML file (cases/problem_file/__init__.py), or a study of it.
 
     rockfem run stack.toml
     rockfem run stack.toml --set stages.shake.x.scale=0.8 --set steps.dt=5e-4 --out results/stack_08
     rockfem sweep stack.toml --grid pairs.BRICK_1_BOTTOM.mu=0.5,0.7 --grid stages.shake.x.scale=0.5:1.5:5
-    python -m cases.cli run stack.toml          (the same as rockfem)
+    python -m cases.problem_file.cli run stack.toml          (the same as rockfem)
 
 ``run`` loads the file with its overrides (``--set KEY.PATH=VALUE``: a TOML value, list entries picked
 by name or index, e.g. ``pairs.BRICK_1_BOTTOM.mu=0.6``, ``bodies.0.material="granite"``) and simulates it

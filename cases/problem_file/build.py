@@ -1,7 +1,7 @@
 """The objects a problem file states, built from its parsed table (:func:`build`): materials, contact laws
 (the buckling element's too), rigid planes and obstacles between node groups, clearances, springs, base
 motions, stages, steps (central differences too), supports, the :class:`fem.problem.Problem`; every mistake
-refused on one line naming the file, the key and its line (cases/problem_file.py).
+refused on one line naming the file, the key and its line (cases/problem_file/__init__.py).
 """
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import math
 import re
 from pathlib import Path
 
-from cases.problem_file_checks_common import read_checks
-from cases.problem_file_keys import LAW_RANGES, MATERIAL_RANGES, MOTION_RANGES, STEP_RANGES, keys
-from cases.problem_file_result_common import STAGE_KINDS, TOP, ProblemFile, labels, translate
-from cases.problem_file_syntax_common import (REQUIRED, Source, field_named, key_text, missing, num, ranged, shown,
+from cases.problem_file.checks import read_checks
+from cases.problem_file.keys import LAW_RANGES, MATERIAL_RANGES, MOTION_RANGES, STEP_RANGES, keys
+from cases.problem_file.result import STAGE_KINDS, TOP, ProblemFile, labels, translate
+from cases.problem_file.syntax import (REQUIRED, Source, field_named, key_text, missing, num, ranged, shown,
                                               tab, tables, text)
 from contact.buckling import CRITERIA
 from contact.laws import LAWS
@@ -35,7 +35,7 @@ from fem import ranges as r
 from fem.ranges import BadInput
 from fem.stage.phase import PREDICTORS, NewtonSettings
 
-#: the known keys of each table, from the file's one list of keys and their meanings (cases/problem_file_keys.py)
+#: the known keys of each table, from the file's one list of keys and their meanings (cases/problem_file/keys.py)
 MATERIAL = keys("[materials.NAME]")
 BODY = keys("[[bodies]]")
 PAIR = keys("[[pairs]]")

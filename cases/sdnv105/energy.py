@@ -11,8 +11,8 @@ import numpy as np
 
 from contact.state import OPEN
 from fem.stage.energy import CreationWatch, EnergyCreated
-from cases.sdnv105_config_common import CREATION_LIMIT_IMMEDIATE, Config
-from cases.sdnv105_model_common import Study, contact_node_name
+from cases.sdnv105.config import CREATION_LIMIT_IMMEDIATE, Config
+from cases.sdnv105.model import Study, contact_node_name
 
 
 # A completed run whose energy books miss by more than this fraction of the potential-energy drop

@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cases.problem_file_keys import keys
-from cases.problem_file_syntax_common import Source
+from cases.problem_file.keys import keys
+from cases.problem_file.syntax import Source
 from fem.problem import BaseMotion, Check, ImposedMotion, Preload, Problem, Release, SelfWeight, Tilt, assemble
 from fem.ranges import BadInput
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from cases.shaking_table_config_common import G, Config
-from cases.shaking_table_summary_common import SLID, UPLIFT
+from cases.table.config import G, Config
+from cases.table.summary import SLID, UPLIFT
 from fem.io.results import series_format
 from fem.io import output_folder
 from fem.io.markdown import md_row, md_table

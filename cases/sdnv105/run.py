@@ -2,7 +2,7 @@
 
 The block settles under its weight (a SelfWeight stage to -0.825 s), is tilted from its state at
 -1.05 s (an ImposedMotion or a Tilt restarted there, to 0 s), and released at rest (a Release to
---t-end), each stage stepped as the benchmark says (cases.sdnv105_release_common) by
+--t-end), each stage stepped as the benchmark says (cases.sdnv105.release) by
 fem.problem.run_stages. The histories (selfweight_history.csv, tilt_history.csv, history.csv with
 the contact columns of O and A) and ParaView series are written as the run goes; a Newton failure, a
 failed tilt (checked between the tilt and the release), energy created at a contact event or a signal
@@ -21,12 +21,12 @@ from fem.problem import Settings, run_stages
 from fem.stage.energy import CreationWatch
 from fem.time.interrupt import Interrupted
 from fem.time.march import march
-from cases.sdnv105_energy_common import creation_hook, creation_report
-from cases.sdnv105_model_common import Study
-from cases.sdnv105_phases_common import (TILT_START, release_stage, self_weight_stage, tilt_check, tilt_failure,
+from cases.sdnv105.energy import creation_hook, creation_report
+from cases.sdnv105.model import Study
+from cases.sdnv105.phases import (TILT_START, release_stage, self_weight_stage, tilt_check, tilt_failure,
                                          tilt_stage)
-from cases.sdnv105_release_common import stage_steps
-from cases.sdnv105_rigid_common import rigid_potential_drop
+from cases.sdnv105.release import stage_steps
+from cases.sdnv105.rigid import rigid_potential_drop
 
 
 @dataclass

@@ -16,12 +16,12 @@ import numpy as np
 
 from contact.output import impulse
 from contact.state import OPEN
-from cases.sdnv105_config_common import Config, MODELINGS, friction_demand
+from cases.sdnv105.config import Config, MODELINGS, friction_demand
 
 
 # a verbatim copy of the benchmark team's code_aster_tests.json (a test checks it is identical where that
 # master copy is beside the checkout)
-REFERENCE_FILE = Path(__file__).resolve().parent / "reference" / "code_aster_tests.json"
+REFERENCE_FILE = Path(__file__).resolve().parents[1] / "reference" / "code_aster_tests.json"
 
 
 def _in(t, lo=-np.inf, hi=np.inf, closed_hi=False):

@@ -1,0 +1,1 @@
+"""The bar impacts (cases/bar_impact.py): what a run is checked against."""

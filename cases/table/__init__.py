@@ -1,0 +1,1 @@
+"""The shaking table (cases/shaking_table.py): its configuration, report and summary."""
