@@ -7,106 +7,67 @@ rests on its table (E 1e14 Pa, nu 0.3, rho 2500 kg/m^3, AMOR_ALPHA 1.6e-3 s, DY 
 DX = 0 on S1); the support is inclined by beta. The slope is modelled by rotating gravity into the
 table frame, g = 9.81 (sin beta, -cos beta): the mesh stays horizontal and the slope points along +x.
 A rigid block on a Coulomb slope sticks when tan beta <= mu and otherwise slides down with the
-constant acceleration a = g (sin beta - mu cos beta) (the block's width and height do not enter).
-The run checks that the contact machinery (Lagrange active set, augmented Lagrangian, or penalty
-shock springs) reproduces both regimes.
+constant acceleration a = g (sin beta - mu cos beta) (contact.references.incline). The run checks that
+the contact machinery (Lagrange, augmented Lagrangian or penalty springs) reproduces both regimes.
 
 Stages (fem.problem: a SelfWeight, a Release, a BaseMotion without motion; one history.csv)
 ------------------------------------------------------------------------------------------
 1. ``settle`` (t = -0.1 -> 0 s, HHT alpha = -0.3, dt = 0.01 s): the normal component of gravity
    (0, -g cos beta) only, ramped over 0.05 s then held; frictionless contact and DX(O1) = 0 (the
-   SDNV105 self-weight anchor), so the block is pressed onto the table with no tangential load.
-   A dynamic phase (not Static): the augmented method reopens the nodes touching at zero gap at
-   its first iteration (R_N - rho_n g = 0), and a static step would then be singular (the block
-   floats); the mass keeps the dynamic step regular until the contacts close.
+   SDNV105 self-weight anchor), so the block is pressed onto the table with no tangential load; a
+   dynamic phase, not Static (why: docs/one_dof.md).
 2. ``release`` (t = 0 -> --dt, the step cut in 20) then ``slope`` (--dt -> --t-end, step --dt),
    HHT --alpha (default -0.1, SDNV105's release value; 0 = Newmark average acceleration): the full
    rotated gravity, friction --mu, DX(O1) released. They start from the settled displacement at
    rest with zero acceleration (``Release(acceleration="zero")``), the state of a block at rest on
-   the slope. The equilibrium start is not used: it recomputes the acceleration from equilibrium
-   with the contact forces of the frictionless settled state, i.e. a0 = g sin beta for the whole block, sticking base included;
-   with the trapezoidal rule that start-up error never decays and, on the SDNV105 block at
-   20 deg / mu 0.9, makes the block rock and lose contact. With a0 = 0 the only start-up error,
-   when the block slides, is a rigid translation: a velocity offset (1 - gamma) a h over the
-   first step h, made small by cutting that step in 20 (as SDNV105 starts its release with fine
-   steps). High-frequency HHT damping removes the elastic ringing of the step load.
+   the slope. The equilibrium start is not used: its a0 = g sin beta for the whole block, sticking
+   base included, is a start-up error that never decays with the trapezoidal rule (the SDNV105
+   block at 20 deg / mu 0.9 rocks and loses contact); with a0 = 0 a sliding block only lags by
+   (1 - gamma) a h over the first step h, made small by cutting that step in 20 (docs/one_dof.md).
 
 Measured: the block's centre-of-mass x-displacement and velocity (mass-weighted mean of the block
 nodes, through the consistent mass matrix), the tangential displacement of O and A relative to the
-table since the release (``slip_O``, ``slip_A``, along +x, whether the node is sliding, sticking or
-lifted: at mu = 0.3 the uphill corner O lifts by a few nanometres as the friction moment shifts
-the pressure downhill), the sums of R_N and R_T (friction force along +x on the block) over the
-base nodes, and the largest slip of the contact law (``max_law_slip``: cumulated in the SLIP
-status only; for the penalty law it excludes the elastic pre-slip of the tangential springs).
+table since the release (``slip_O``, ``slip_A``, along +x, whether the node slides, sticks or lifts),
+the sums of R_N and R_T (friction along +x on the block) over the base nodes, and the contact law's
+largest slip (``max_law_slip``: cumulated in the SLIP status only, not the penalty pre-slip).
 
-Stick or slide: the criterion
------------------------------
-The slope is applied at once, so the block starts with a transient: the elastic block rings, and on
-the penalty springs the friction force overshoots (dynamic factor up to 2) while the tangential
-springs load, so that a block that sticks may first slip a little (15 deg, mu 0.3, penalty: the
-base slips 5.7e-7 m in the first 2.5 ms, then holds). The verdict therefore reads the *second half*
-of the run after the release, t in [t_end/2, t_end] (all the steps after the release if that half
-holds fewer than 3 steps), the ``window``:
+Stick or slide (cases.incline.verdict; why so: docs/one_dof.md)
+---------------------------------------------------------------
+The verdict reads the second half of the run after the release (the ``window``, after the start-up
+transient): the block slides when its base (the mean of ``slip_O`` and ``slip_A``) slips relative
+to the table by more than s_stick = max(1e-7 m, mu R_N,max / RIGI_TAN) there (R_N,max: the most
+loaded base node at the release), and sticks otherwise; the acceleration is the slope of a
+least-squares line through the centre-of-mass velocity over the sliding steps or the window (criterion,
+window, threshold and slips: summary.json ``stick_slide``, printed).
 
-* the block **slides** when its base (the mean of ``slip_O`` and ``slip_A``) moves relative to the
-  table by more than ``s_stick`` over the window, and **sticks** otherwise;
-* ``s_stick = max(1e-7 m, mu R_N,max / RIGI_TAN)``: a sticking base moves only by the change of
-  its elastic tangential deflection, at most the static deflection of the penalty tangential
-  springs at the Coulomb cap, mu R_N / RIGI_TAN for the most loaded base node (R_N,max, read at the
-  release): on the SDNV105 block 2.4e-8 m at 15 deg / mu 0.3 (penalty, R_N,max = 799 N) and
-  8.7e-8 m at 20 deg / mu 0.9 (Lagrange, R_N,max = 972 N), under 1e-7 m; for Lagrange and
-  augmented contact the elastic tangential compliance of block and table gives ~1e-9 m. The same
-  threshold is used for every method, so the verdict does not depend on the contact method's own
-  stiffness. Measured over the window: below 1e-9 m for every sticking run of the tests, above
-  1e-3 m for every sliding one;
-* resolution: a block sliding from the release with acceleration a moves a (t_end^2 - t_w^2) / 2
-  over the window [t_w, t_end], so "sticks" means |a| < 2 s_stick / (t_end^2 - t_w^2)
-  (``acceleration_resolution``, 2.7e-5 m/s^2 for the default 0.1 s).
-
-The acceleration is the slope of a least-squares line through the centre-of-mass velocity (a line
-also absorbs the start-up velocity offset): for a sliding block over the steps after the release
-where no base node sticks and at least one slips (the window if fewer than 3), for a sticking block
-over the window, long enough to average the ringing of the springs instead of fitting the
-start-up transient. A least-squares line through a ringing of amplitude V over a window of
-length W has a slope of at most 3 V / W. The criterion, window, threshold, slip in the window and
-the start-up slip before it are in summary.json (``stick_slide``) and printed.
-
-Tipping: a block sticks or slides without rocking only while the resultant base force stays
-inside the base: tan beta < width / height at rest, mu < width / height when sliding (with a
-margin for the dynamic start). The SDNV105 block (0.36 x 0.80) would tip before sliding at
-mu = 0.9; use e.g. --width 0.8 --height 0.36 there.
+Tipping: a block sticks or slides without rocking only while the resultant base force stays inside
+the base: tan beta < width / height at rest, mu < width / height when sliding (with a margin for the
+dynamic start). The SDNV105 block (0.36 x 0.80) would tip before sliding at mu = 0.9; use e.g.
+--width 0.8 --height 0.36 there.
 
 Contact methods (``--method``)
 ------------------------------
 * ``lagrange`` / ``augmented``: :class:`contact.multipliers.MultiplierContact` of CONHAUT (block
   base, slave) against CONBAS (table top, master), node-to-segment.
 * ``penalty``: :class:`contact.penalty.ShockSprings` (Code_Aster DIS_CHOC) at every CONHAUT node
-  against CONBAS, node-to-segment, with RIGI_NOR = 3e10 N/m and RIGI_TAN = 1e10 N/m per node, no
-  damping. RIGI_NOR is SDNV105 b's value: under the block's weight (4097 N over 5 nodes) the
-  penetration is 4097 / (5 x 3e10) = 2.7e-8 m, negligible against the mesh (0.02 m) and below the
-  1e-7 m slip scale of the checks; the contact frequency sqrt(5 RIGI_NOR / M) / 2 pi = 3 kHz is
-  far above anything the slope excites and the stiffness is 1/10 or less of the block's own
-  nodal stiffness (3e11 - 8e12 N/m), so Newton stays well conditioned. RIGI_TAN = 1e10 N/m keeps
-  the elastic pre-slip of a sticking node below mu R_N / RIGI_TAN = 0.9 x 820 / 1e10 = 7e-8 m
-  (it is elastic, not slip).
-  At the Coulomb cap the penalty law gives exactly R_T = mu R_N, so the sliding acceleration does
-  not depend on either stiffness; only the equilibrium penetration and pre-slip do.
+  against CONBAS, node-to-segment, with RIGI_NOR = 3e10 N/m (SDNV105 b's) and RIGI_TAN = 1e10 N/m
+  per node, no damping (why these values: docs/one_dof.md). At the Coulomb cap it gives exactly
+  R_T = mu R_N, so the sliding acceleration depends on neither stiffness.
 
 Outputs in --out (default results/block_on_incline)
 ---------------------------------------------------
 * ``summary.json`` (fem.run.lifecycle: ``status``, ``configuration``, ``command``, ``version``,
   ``parameters``): sticks, regime and analytic_regime, acceleration (measured) and
-  analytic_acceleration [m/s^2], ``stick_slide`` (criterion, window, threshold, slips), mu,
-  angle_deg, method, max slips, final R_N / R_T sums, run statistics (steps, Newton iterations
-  per phase, subdivisions, wall time);
+  analytic_acceleration [m/s^2], ``stick_slide`` (criterion, window, threshold, slips), mu, angle_deg,
+  method, max slips, final R_N / R_T sums, run statistics (steps, Newton iterations per phase,
+  subdivisions, wall time);
 * ``history.csv``: t, ux_com, vx_com (block centre of mass), slip_O, slip_A (along +x since the
   release), rn_sum, rt_sum (friction along +x on the block), n_slip, n_stick (base nodes slipping,
   sticking), iterations; one row per step of every phase (t < 0: settling), written as the run goes;
 * ``slip.png``: slip of O and A after the release against the analytic 0.5 a t^2.
 
-Configuration: always ``custom``. There is no benchmark of a block on a slope in SDNV105 (or in
-the other Code_Aster tests copied here) to take a reference configuration from; the reference of
-every run is the closed-form Coulomb solution for its own angle and mu.
+Configuration: always ``custom``: no Code_Aster test copied here has a block on a slope; the
+reference of every run is the closed-form Coulomb solution for its own angle and mu.
 
 Run::
 
@@ -136,6 +97,8 @@ import numpy as np
 
 from fem.constants import GRAVITY
 from contact.laws import Augmented, Lagrange, Penalty
+from cases.incline.verdict import stick_or_slide, stick_threshold
+from contact.references.incline import analytic_acceleration, sticks_on_slope
 from contact.state import SLIP, STICK
 from fem.io import output_folder
 from fem import ranges
@@ -159,8 +122,6 @@ METHODS = ("lagrange", "augmented", "penalty")
 SETTLE_START, SETTLE_RAMP_END, SETTLE_DT = -0.1, -0.05, 0.01
 RELEASE_SUBSTEPS = 20  # the first step after the release is cut in this many (see the docstring)
 COLUMNS = ("t", "ux_com", "vx_com", "slip_O", "slip_A", "rn_sum", "rt_sum", "n_slip", "n_stick", "iterations")
-STICK_SLIP_FLOOR = 1.0e-7  # [m], the smallest s_stick (module docstring, "Stick or slide")
-MIN_FIT_STEPS = 3
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -250,12 +211,6 @@ _GENERATOR_NAMES = {"half_width": "--width / 2", "height": "--height", "nx": "--
 def _in_flag_names(message: str) -> str:
     pattern = r"\b(" + "|".join(_GENERATOR_NAMES) + r")\b"
     return re.sub(pattern, lambda m: _GENERATOR_NAMES[m.group(1)], message)
-
-
-def analytic_acceleration(angle_deg: float, mu: float) -> float:
-    """Rigid block on a Coulomb slope: g (sin beta - mu cos beta) if tan beta > mu, else 0 [m/s^2]."""
-    beta = math.radians(angle_deg)
-    return G * (math.sin(beta) - mu * math.cos(beta)) if math.tan(beta) > mu else 0.0
 
 
 def build_mesh(args: argparse.Namespace):
@@ -362,50 +317,6 @@ def fit_acceleration(t: np.ndarray, v: np.ndarray) -> float:
     return float(np.polyfit(t, v, 1)[0])
 
 
-def stick_threshold(mu: float, rn_node_max: float) -> float:
-    """``s_stick`` [m] (module docstring): 1e-7 m, or the static deflection of the penalty tangential
-    springs at the Coulomb cap for the most loaded base node, mu R_N,max / RIGI_TAN, if larger."""
-    return max(STICK_SLIP_FLOOR, mu * rn_node_max / PENALTY["tangential_stiffness"])
-
-
-def stick_or_slide(h: dict, t_end: float, threshold: float) -> dict:
-    """The verdict of the module docstring's criterion from the histories ``h`` (arrays of COLUMNS):
-    the slip of the base over the window (second half of the run after the release) against
-    ``threshold``, and the acceleration fitted over the sliding steps (sliding) or the window
-    (sticking)."""
-    t = h["t"]
-    after = t > 0
-    window = after & (t >= 0.5 * t_end - 1e-12)
-    if np.count_nonzero(window) < MIN_FIT_STEPS:
-        window = after
-    first, last = np.flatnonzero(window)[[0, -1]]
-    base = 0.5 * (h["slip_O"] + h["slip_A"])
-    slip_window = float(base[last] - base[first])
-    slides = abs(slip_window) > threshold
-    sliding = after & (h["n_slip"] > 0) & (h["n_stick"] == 0)
-    if slides and np.count_nonzero(sliding) >= MIN_FIT_STEPS:
-        fit, fit_on = sliding, "sliding steps (no base node sticking, at least one slipping)"
-    else:
-        fit, fit_on = window, "window"
-    t_w, t_last = float(t[first]), float(t[last])
-    span = t_last**2 - t_w**2
-    criterion = (f"slides if the base (mean of O and A) slips more than {threshold:.3g} m relative to the table "
-                 f"over the second half of the run, t = {t_w:.6g} to {t_last:.6g} s (after the start-up "
-                 f"transient); sticks otherwise")
-    return {
-        "sticks": not slides,
-        "criterion": criterion,
-        "threshold_m": threshold,
-        "window_s": [t_w, t_last],
-        "window_steps": int(np.count_nonzero(window)),
-        "slip_in_window_m": slip_window,
-        "startup_slip_m": float(base[first]),
-        "acceleration_resolution": 2.0 * threshold / span if span > 0 else None,
-        "fit_on": fit_on,
-        "fit_mask": fit,
-    }
-
-
 def run(args: argparse.Namespace, mesh=None) -> dict:
     """Build (unless ``mesh`` is given), run the stages writing history.csv in --out as it goes
     (fem.problem.run_stages, the three stages into one history), and return the summary (a
@@ -428,13 +339,13 @@ def run(args: argparse.Namespace, mesh=None) -> dict:
     h = {c: np.concatenate([outcome.histories[s.name][c] for s in run_stages_]) for c in COLUMNS}
     rn_node_max, max_law_slip, mass = columns.rn_node_max, columns.max_law_slip, columns.mass
     after = h["t"] > 0
-    verdict = stick_or_slide(h, args.t_end, stick_threshold(args.mu, rn_node_max))
+    verdict = stick_or_slide(h, args.t_end, stick_threshold(args.mu, rn_node_max, PENALTY["tangential_stiffness"]))
     fit = verdict.pop("fit_mask")
     a_meas = fit_acceleration(h["t"][fit], h["vx_com"][fit])
-    a_ref = analytic_acceleration(args.angle_deg, args.mu)
+    a_ref = analytic_acceleration(args.angle_deg, args.mu, g=G)
     beta = math.radians(args.angle_deg)
     sticks = verdict["sticks"]
-    analytic_sticks = math.tan(beta) <= args.mu
+    analytic_sticks = sticks_on_slope(args.angle_deg, args.mu)
     verdict["rn_node_max_N"] = rn_node_max
     weight_n = mass * G * math.cos(beta)
     return {
@@ -563,7 +474,7 @@ def _main(argv) -> int:
     check_resources(resources(args), force=args.force)
     out = prepare_output(args.out)
     margin = args.width / 2  # table overhang on the downhill side (block_on_table's default extent)
-    a_ref = analytic_acceleration(args.angle_deg, args.mu)
+    a_ref = analytic_acceleration(args.angle_deg, args.mu, g=G)
     if 0.5 * a_ref * args.t_end**2 > margin:
         print(f"warning: the block would slide {0.5 * a_ref * args.t_end**2:.3g} m, beyond the table's end "
               f"({margin:g} m downhill): its base loses contact there", file=sys.stderr)

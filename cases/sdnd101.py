@@ -7,12 +7,13 @@ the penetration p = x is positive::
 
     m x'' + k x + K max(x, 0) = 0,    x(0) = 0,  x'(0) = v0
 
-Closed form (the benchmark's analytic reference): each contact is half a period of the oscillator
-(k + K, m), entered and left at p = 0 with speed v0: omega_c = sqrt((k + K)/m) = 100.499 rad/s,
-duration pi/omega_c = 0.031260 s, F_max = K v0/omega_c = 9950.4 N at mid-contact, impulse
-2 K v0/omega_c^2 = 198.02 N s; then half a free period pi/omega_0 (omega_0 = sqrt(k/m) = 10 rad/s)
-on the ground spring alone, so shock n starts at (n - 1)(pi/omega_c + pi/omega_0) (shock 2 at
-0.34542 s, its peak at 0.36105 s) with impact velocity -v0 (along the plane normal).
+Closed form (the benchmark's analytic reference, contact.references.shock.ClosedForm): each contact
+is half a period of the oscillator (k + K, m), entered and left at p = 0 with speed v0: omega_c =
+sqrt((k + K)/m) = 100.499 rad/s, duration pi/omega_c = 0.031260 s, F_max = K v0/omega_c = 9950.4 N
+at mid-contact, impulse 2 K v0/omega_c^2 = 198.02 N s; then half a free period pi/omega_0 (omega_0 =
+sqrt(k/m) = 10 rad/s) on the ground spring alone, so shock n starts at (n - 1)(pi/omega_c +
+pi/omega_0) (shock 2 at 0.34542 s, its peak at 0.36105 s) with impact velocity -v0 (along the plane
+normal).
 
 Model (:func:`problem_of`, a fem.problem.Problem run by fem.problem.run_stages): one node NO1 (point
 mass, DY blocked as Code_Aster blocks DY, DZ), the ground spring (a Spring), the shock element as a
@@ -91,6 +92,7 @@ from cases.one_dof.case import (NODE, all_passed, check, check_budget, departure
                                   print_checks, run_stage, start_run, validate)
 
 from contact.laws import Penalty  # noqa: E402
+from contact.references.shock import ClosedForm  # noqa: E402
 from contact.shocks import detect_shocks  # noqa: E402
 from contact.zone import RigidPlane  # noqa: E402
 from fem.io import output_folder  # noqa: E402
@@ -122,58 +124,6 @@ ASTER_TESTS = (
 #: tolerances of the closed-form checks (relative)
 CLOSED_FORM_TOL = dict(instant=1e-3, f_max=5e-3, duration=5e-3, impulse=5e-3, v_impact=1e-3)
 SHOCK_FIELDS = ("instant", "f_max", "duration", "impulse", "v_impact")
-
-
-# ------------------------------------------------------------------------------ closed form
-@dataclass(frozen=True)
-class ClosedForm:
-    """The benchmark's analytic solution for m, k, K, v0 (k = 0: a single shock)."""
-
-    mass: float
-    k: float
-    k_shock: float
-    v0: float
-
-    @property
-    def omega_c(self) -> float:
-        return math.sqrt((self.k + self.k_shock) / self.mass)
-
-    @property
-    def omega_0(self) -> float:
-        return math.sqrt(self.k / self.mass)
-
-    @property
-    def duration(self) -> float:
-        return math.pi / self.omega_c
-
-    @property
-    def f_max(self) -> float:
-        return self.k_shock * self.v0 / self.omega_c
-
-    @property
-    def impulse(self) -> float:
-        return 2.0 * self.k_shock * self.v0 / self.omega_c**2
-
-    @property
-    def period(self) -> float:
-        """Time between two shock starts [s] (inf when k = 0: the mass never comes back)."""
-        return self.duration + math.pi / self.omega_0 if self.k > 0 else math.inf
-
-    def start(self, n: int) -> float:
-        """Start of shock n (1-based) [s]."""
-        return 0.0 if n == 1 else (n - 1) * self.period
-
-    def shock(self, n: int) -> dict:
-        return dict(instant=self.start(n) + 0.5 * self.duration, f_max=self.f_max, duration=self.duration,
-                    impulse=self.impulse, v_impact=-self.v0)
-
-    def complete_shocks(self, t_end: float) -> int:
-        """Number of shocks that end by t_end."""
-        if self.duration > t_end:
-            return 0
-        if not math.isfinite(self.period):
-            return 1
-        return int(math.floor((t_end - self.duration) / self.period + 1e-9)) + 1
 
 
 # ------------------------------------------------------------------------------ simulation

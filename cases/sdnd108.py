@@ -6,16 +6,12 @@ g = 10 m/s^2. The ground is a shock element DIS_CHOC / DIS_CONTACT of stiffness 
 plus AMOR_NOR = 5 N s/m in modeling b. Code_Aster's DZ is the vertical displacement, here u_y
 (DZ = -2 m when the mass touches the ground).
 
-Closed form (the benchmark's analytic reference, reproducing every Code_Aster reference to >= 9 digits)
------------------------------------------------------------------------------------------------------
-Free fall: y = V0 t - g t^2/2 reaches -h at t_fall = (V0 + sqrt(V0^2 + 2 g h))/g = 0.540312 s with
-impact speed v_i = sqrt(V0^2 + 2 g h) = sqrt(41) m/s. Contact: the penetration p obeys
-m p'' + c p' + k p = m g from p = 0, p' = v_i (a damped oscillator about the static sag m g/k):
-p = m g/k + exp(-zeta w t)(A cos(w_d t) + B sin(w_d t)), w = sqrt(k/m), zeta = c/(2 m w). Detachment
-when the penetration returns to zero (the reference's criterion: the damper may pull,
-ShockLaw(tension_allowed=True)): t_detach = 0.885456 s (a), 0.924039 s (b); rebound speed -p' there
-(a: sqrt(41) = 6.403124 m/s, perfectly elastic; b: 1.931377 m/s); then free flight
-y = -h + v_r (t - t_detach) - g (t - t_detach)^2/2. --zero-force-detachment: the element lets go
+Closed form (contact.references.bounce.Bounce: the benchmark's analytic reference, reproducing every
+Code_Aster reference to >= 9 digits): free fall to t_fall = (V0 + sqrt(V0^2 + 2 g h))/g = 0.540312 s,
+impact at sqrt(41) m/s; in contact a damped oscillator m p'' + c p' + k p = m g about the static sag;
+detachment when the penetration returns to zero (the reference's criterion: the damper may pull,
+ShockLaw(tension_allowed=True)) at 0.885456 s (a), 0.924039 s (b), rebounding at 6.403124 m/s (a,
+perfectly elastic) and 1.931377 m/s (b); then free flight. --zero-force-detachment: the element lets go
 when K p + C p' reaches 0 (ShockLaw(tension_allowed=False)); in b that is 0.86570 s at 2.836 m/s,
 still 0.14 m inside the ground, inconsistent with the Code_Aster references (they assume the
 penetration criterion). The K_T_D_N = 1e4 N/m declared on Code_Aster's element does not act (the
@@ -76,20 +72,18 @@ Run:  python cases/sdnd108.py --modeling a|b [--scheme hht|average] [--alpha -0.
 if __name__ == "__main__":  # Ctrl-C while the imports load: exit 130, one line, no traceback
     from cases import early_exit  # noqa: F401
 
-import functools
 import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy.linalg import expm
-from scipy.optimize import brentq
 
 from cases.one_dof.case import (NODE, all_passed, check, check_budget, crossing, departures,  # noqa: E402
                                   parser, print_checks, run_stage, start_run, validate)
 
 from contact.laws import Penalty  # noqa: E402
+from contact.references.bounce import Bounce  # noqa: E402
 from contact.zone import RigidPlane  # noqa: E402
 from fem.io import output_folder  # noqa: E402
 from fem.mesh.mesh import Mesh  # noqa: E402
@@ -122,107 +116,6 @@ ASTER = {
         ("1.1", -1.81496422497, 1e-2, -1.820548635131636))),
 }
 TIME_TOL = 1e-3
-
-
-# ------------------------------------------------------------------------------ closed form
-@dataclass(frozen=True)
-class Bounce:
-    """Closed-form first bounce. v0 is signed (negative: downward); zero_force selects the
-    detachment criterion K p + C p' = 0 instead of p = 0."""
-
-    mass: float
-    k: float
-    c: float
-    height: float
-    v0: float
-    g: float
-    zero_force: bool = False
-
-    @property
-    def impact_speed(self) -> float:
-        return math.sqrt(self.v0**2 + 2 * self.g * self.height)
-
-    @property
-    def fall_time(self) -> float:
-        return (self.v0 + self.impact_speed) / self.g
-
-    @property
-    def omega(self) -> float:
-        return math.sqrt(self.k / self.mass)
-
-    @property
-    def zeta(self) -> float:
-        return self.c / (2 * self.mass * self.omega)
-
-    def penetration(self, tau: float) -> tuple[float, float]:
-        """(p, p') at tau after the impact (closed form for zeta < 1, matrix exponential otherwise)."""
-        w, z = self.omega, self.zeta
-        if z >= 1:
-            ps = self.mass * self.g / self.k
-            A = np.array([[0.0, 1.0], [-w * w, -2 * z * w]])
-            x = expm(A * tau) @ np.array([-ps, self.impact_speed])
-            return ps + float(x[0]), float(x[1])
-        wd = w * math.sqrt(1 - z * z)
-        ps = self.mass * self.g / self.k
-        a = -ps
-        b = (self.impact_speed + z * w * a) / wd
-        e = math.exp(-z * w * tau)
-        c, s = math.cos(wd * tau), math.sin(wd * tau)
-        p = ps + e * (a * c + b * s)
-        dp = e * ((-z * w * a + wd * b) * c + (-z * w * b - wd * a) * s)
-        return p, dp
-
-    def _signal(self, tau: float) -> float:
-        p, dp = self.penetration(tau)
-        return self.k * p + self.c * dp if self.zero_force else p
-
-    @functools.cached_property
-    def contact_duration(self) -> float | None:
-        """Time from impact to detachment [s], None if the mass never leaves (zeta >= 1, or the
-        first return of the signal stays positive: later ones are smaller)."""
-        if self.zeta >= 1 and not self.zero_force:
-            return None  # overdamped: p overshoots the static sag at most once, from below
-        window = 2 * math.pi / (self.omega * math.sqrt(1 - self.zeta**2)) if self.zeta < 1 else 20 / self.omega
-        grid = np.linspace(0.0, window, 4001)[1:]
-        values = np.array([self._signal(x) for x in grid])
-        neg = np.flatnonzero(values <= 0)
-        if neg.size == 0:
-            return None
-        i = int(neg[0])
-        lo = grid[i - 1] if i > 0 else 1e-12 * grid[0]
-        return brentq(self._signal, lo, grid[i], xtol=1e-15, rtol=1e-15)
-
-    @property
-    def detach_time(self) -> float | None:
-        d = self.contact_duration
-        return None if d is None else self.fall_time + d
-
-    @property
-    def detach_state(self) -> tuple[float, float] | None:
-        """(penetration, upward velocity) at detachment."""
-        d = self.contact_duration
-        if d is None:
-            return None
-        p, dp = self.penetration(d)
-        return p, -dp
-
-    @property
-    def rebound_velocity(self) -> float | None:
-        s = self.detach_state
-        return None if s is None else s[1]
-
-    def position(self, t: float) -> float | None:
-        """DZ(t) up to the next landing (None after it)."""
-        tf = self.fall_time
-        if t <= tf:
-            return self.v0 * t - 0.5 * self.g * t * t
-        td = self.detach_time
-        if td is None or t <= td:
-            return -self.height - self.penetration(t - tf)[0]
-        p, vr = self.detach_state
-        s = t - td
-        landing = (vr + math.sqrt(max(vr * vr - 2 * self.g * p, 0.0))) / self.g  # back at y = -h
-        return -self.height - p + vr * s - 0.5 * self.g * s * s if s <= landing else None
 
 
 # ------------------------------------------------------------------------------ time list

@@ -132,7 +132,7 @@ def test_a_file_that_is_not_a_mesh_is_refused_on_one_line_naming_it(tmp_path):
 def _main(case: str, argv: list[str]) -> int:
     """A case script's exit code, run in this process (``sdnv105a``: cases.sdnv105.case.run_case)."""
     if case == "sdnv105a":
-        return load_case("sdnv105_common").run_case("a", argv)
+        return load_case("sdnv105.case").run_case("a", argv)
     return load_case(case).main(argv)
 
 

@@ -171,7 +171,7 @@ def _module(name: str):
 
 def _main(name: str):
     if name in _SDNV105:
-        common = _module("sdnv105_common")
+        common = _module("sdnv105.case")
         return common, (lambda argv: common.run_case(name[-1], argv))
     module = _module(name)
     return module, module.main

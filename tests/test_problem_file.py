@@ -41,7 +41,8 @@ from fem.problem.definition import load_mesh
 from fem.problem.simulate import ALPHA, ALPHA_FINE
 from fem.ranges import BadInput
 from fem.studies import sweep
-from cases import cli, problem_file
+from cases import problem_file
+from cases.problem_file import cli
 from cases.problem_file import load
 from helpers import refusal, rockfem_script
 

@@ -15,7 +15,8 @@ import dataclasses
 import pytest
 
 from cases.problem_file import load
-from cases.problem_file.build import CLOSED_FORMS, LAW_FIELDS, STEPS
+from cases.problem_file.build import LAW_FIELDS, STEPS
+from cases.problem_file.motion import CLOSED_FORMS
 from cases.problem_file.keys import TABLES, keys, markdown
 from fem.ranges import BadInput
 from helpers import CASES, pulse_problem

@@ -65,6 +65,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from contact.references.shock import ClosedForm
 from fem.io.results import read_history
 
 from helpers import load_case
@@ -74,7 +75,7 @@ CASES = Path(__file__).resolve().parents[1] / "cases"
 
 case = load_case("sdnd101")
 PARAMS = dict(case.BENCHMARK)
-CF = case.ClosedForm(**PARAMS)
+CF = ClosedForm(**PARAMS)
 # document / sdnd101a.comm references: (field, reference, tolerance) per shock
 ASTER_REF = {
     1: (("instant", 0.01563, 1e-2), ("f_max", 9950.0, 1e-3), ("duration", 0.03126, 1e-2),

@@ -70,6 +70,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from cases.one_dof.sdnd105_modelings import T_RETURN, references
+from cases.one_dof.sdnd105_report import departures
 from contact.buckling import ELASTIC, FALL, PLATEAU, POST, SEPARATED, UNLOADING, BucklingLaw, BucklingShocks
 from contact.zone import RigidPlane, node_pairs, node_zone
 from fem.mesh.mesh import Mesh
@@ -321,17 +323,17 @@ def test_closed_form_reproduces_the_references(modeling):
     computes (Code_Aster: -1.302827)."""
     cfg = case.default_config(modeling)
     sol = case.ClosedForm(cfg).solve()
-    refs = {r.quantity: r.value for r in case.references(cfg)}
+    refs = {r.quantity: r.value for r in references(cfg)}
     for key in ("t_buckle", "max_compression", "residual_crush"):
         assert sol[key] == pytest.approx(refs[key], rel=1e-9), key
     assert -sol["rebound_speed"] == pytest.approx(refs["rebound_velocity"], rel=1e-9)
     if modeling in ("a", "b"):
-        assert sol["return_time"] == pytest.approx(case.T_RETURN, rel=1e-12)
+        assert sol["return_time"] == pytest.approx(T_RETURN, rel=1e-12)
         assert case.ClosedForm.velocity(sol, 9.0) == pytest.approx(-1 / math.sqrt(2), rel=1e-12)
     else:
         assert sol["separation_time"] == pytest.approx(9.1007, abs=1e-4)
         assert case.ClosedForm.velocity(sol, 9.0) == pytest.approx(-1.3028679, rel=1e-7)
-    assert case.departures(cfg) == [] and case.ClosedForm(case.default_config("d")).applies is False
+    assert departures(cfg) == [] and case.ClosedForm(case.default_config("d")).applies is False
 
 
 def test_custom_run_is_graded_against_its_own_closed_form():

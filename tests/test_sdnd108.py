@@ -5,7 +5,7 @@ C 0 (a) / 5 N s/m (b)); Code_Aster sdnd108a/b.comm TEST_RESU on DZ(NO1).
 
 What each test checks, and why its tolerance
 ---------------------------------------------
-1. Closed form (cases/sdnd108.py Bounce) against the Code_Aster file's instants and references:
+1. Closed form (contact/references/bounce.py Bounce) against the Code_Aster file's instants and references:
    fall time 0.54031242374329 s (1e-12), detachment at zero penetration 0.88545615307643 s (a) and
    0.92403882542 s (b) and every DZ reference (1e-9: the file gives 11-13 digits); the zero-force
    detachment of b at 0.86570 s and 2.836 m/s (the document's rounding).
@@ -66,6 +66,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from contact.references.bounce import Bounce
 from fem.io.results import read_history
 
 from helpers import load_case
@@ -91,7 +92,7 @@ GAMMA = 0.5 - ALPHA
 def _run(modeling: str, scheme: str = "hht", alpha: float = ALPHA, refine: int = 1):
     """The reference time list (each interval's steps multiplied by ``refine``)."""
     p = case.BENCHMARK[modeling]
-    cf = case.Bounce(**p)
+    cf = Bounce(**p)
     schedule = [(a, b, dt / refine) for a, b, dt in case.reference_schedule(cf, modeling, 1.1)]
     run = case.simulate(**p, schedule=schedule, scheme=scheme, alpha=alpha)
     return run, case.measure(run, p["height"], p["g"], p["k"], p["c"], False), cf
@@ -99,16 +100,16 @@ def _run(modeling: str, scheme: str = "hht", alpha: float = ALPHA, refine: int =
 
 def test_closed_form_reproduces_the_code_aster_references():
     for modeling in ("a", "b"):
-        cf = case.Bounce(**case.BENCHMARK[modeling])
+        cf = Bounce(**case.BENCHMARK[modeling])
         assert cf.fall_time == pytest.approx(FALL, rel=1e-12)
         assert cf.detach_time == pytest.approx(DETACH[modeling], rel=1e-9)
         assert cf.contact_duration == pytest.approx(CONTACT[modeling], rel=1e-6)  # 7 digits given
         assert cf.position(cf.detach_time) == pytest.approx(-2.0, rel=1e-12)
         for key, (ref, _) in DZ_REF[modeling].items():  # sdnd108b.comm gives its instants to 11 digits
             assert cf.position(float(key)) == pytest.approx(ref, rel=1e-9 if modeling == "a" else 1e-8)
-    assert case.Bounce(**case.BENCHMARK["a"]).rebound_velocity == pytest.approx(REBOUND["a"], rel=1e-12)
-    assert case.Bounce(**case.BENCHMARK["b"]).rebound_velocity == pytest.approx(REBOUND["b"], rel=1e-6)
-    zf = case.Bounce(**case.BENCHMARK["b"], zero_force=True)
+    assert Bounce(**case.BENCHMARK["a"]).rebound_velocity == pytest.approx(REBOUND["a"], rel=1e-12)
+    assert Bounce(**case.BENCHMARK["b"]).rebound_velocity == pytest.approx(REBOUND["b"], rel=1e-6)
+    zf = Bounce(**case.BENCHMARK["b"], zero_force=True)
     assert zf.detach_time == pytest.approx(0.86570, rel=1e-5)
     assert zf.rebound_velocity == pytest.approx(2.836, rel=1e-3)
 
@@ -177,7 +178,7 @@ def test_case_meets_the_references(scripted, modeling, steps):
     mine = bounce_from_history(h, 2.0)
     for key in ("fall_time", "detach_time", "rebound_velocity"):  # the summary's (same definitions)
         assert mine[key] == pytest.approx(s[key], rel=1e-12), key
-    cf = case.Bounce(**case.BENCHMARK[modeling])
+    cf = Bounce(**case.BENCHMARK[modeling])
     # the fall is exact (a parabola; the time list lands on it): round-off
     assert mine["fall_time"] == pytest.approx(FALL, rel=1e-12)
     # the contact phase: HHT 'NON' has a second-order period error, (beta/2 - 1/24) (omega dt)^2 =
@@ -227,7 +228,7 @@ def test_b_departs_from_the_closed_form_in_its_first_free_step(scripted):
     contact step; that is most of b's departure from the closed form at 1.0 and 1.1 s. Read from
     the script's history.csv."""
     h = read_history(scripted["b"][1] / "history.csv")
-    cf = case.Bounce(**case.BENCHMARK["b"])
+    cf = Bounce(**case.BENCHMARK["b"])
     t, u, v, a, p = h["t"], h["u"], h["v"], h["a"], h["penetration"]
     i = int(np.argmin(np.abs(t - DETACH["b"])))  # the time list lands on the detachment instant (closed form)
     assert t[i] == pytest.approx(DETACH["b"], abs=1e-9) and p[i] > 0 > p[i + 1]

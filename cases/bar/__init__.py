@@ -1,1 +1,1 @@
-"""The bar impacts (cases/bar_impact.py): what a run is checked against."""
+"""The bar impacts (cases/bar_impact.py): its configuration and what a run is checked against."""

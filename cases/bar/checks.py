@@ -1,8 +1,8 @@
 """What a bar-impact run (cases/bar_impact.py) is checked against: the closed forms of its two set-ups
 (:func:`exact`, :func:`exact_stress`, :func:`sample_times`), the quantities measured from its histories
 (:func:`measure`: the contacts, the rebound, the energies, the contact stress's L2 error) and the check
-rows with their tolerances (:func:`checks`, :func:`energy_claim`). ``cfg`` is the script's resolved
-configuration (``cases.bar_impact.Config``)."""
+rows with their tolerances (:func:`checks`, :func:`energy_claim`). ``cfg`` is the run's resolved
+configuration (``cases.bar.config.Config``)."""
 from __future__ import annotations
 
 import math

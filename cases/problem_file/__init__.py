@@ -110,8 +110,8 @@ import tomllib
 from pathlib import Path
 from typing import Sequence
 
-from cases.problem_file.build import (BIPLANE, BODY, CLOSED_FORMS, DEFAULT_STEPS, LAW_FIELDS, MATERIAL, PAIR,
-                                             RECORD, SPRING, STEPS, build)
+from cases.problem_file.build import BIPLANE, BODY, DEFAULT_STEPS, LAW_FIELDS, MATERIAL, PAIR, SPRING, STEPS, build
+from cases.problem_file.motion import CLOSED_FORMS, RECORD
 from cases.problem_file.result import STAGE_KINDS, TOP, ProblemFile, labels, translate
 from cases.problem_file.syntax import (LISTS, REQUIRED, Source, apply_override, field_named, key_lines, key_text,
                                               missing, num, parse_value, shown, tab, tables, text)

@@ -6,13 +6,13 @@ refused on one line naming the file, the key and its line (cases/problem_file/__
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import math
 import re
 from pathlib import Path
 
 from cases.problem_file.checks import read_checks
-from cases.problem_file.keys import LAW_RANGES, MATERIAL_RANGES, MOTION_RANGES, STEP_RANGES, keys
+from cases.problem_file.motion import motion
+from cases.problem_file.keys import LAW_RANGES, MATERIAL_RANGES, STEP_RANGES, keys
 from cases.problem_file.result import STAGE_KINDS, TOP, ProblemFile, labels, translate
 from cases.problem_file.syntax import (REQUIRED, Source, field_named, key_text, missing, num, ranged, shown,
                                               tab, tables, text)
@@ -20,12 +20,11 @@ from contact.buckling import CRITERIA
 from contact.laws import LAWS
 from contact.zone import BiPlane, RigidPlane
 from fem.constants import GRAVITY
-from fem.loads import base_motion as bm
 from fem.loads.applied import ImposedDisplacement
 from fem.loads.functions import PiecewiseLinear
 from fem.model.mass import MASS_KINDS
 from fem.model.material import ElasticMaterial
-from fem.problem import (BaseMotion, Body, CentralDifferences, EventSteps, Pair, Preload, Problem, SelfWeight, Spring,
+from fem.problem import (BaseMotion, Body, CentralDifferences, EventSteps, Pair, Preload, Problem, Spring,
                          Support, Uniform, Windows)
 from fem.problem.definition import load_mesh
 from fem.problem.physics import check_stages, check_steps
@@ -58,9 +57,6 @@ KEYWORDS = {"RIGI_NOR": "stiffness", "FNOR_CRIT": "critical_force", "FNOR_POST_F
             "AMOR_POST_FL": "post_dampings", "CRIT_AMOR": "criterion"}
 BIPLANE = keys("biplane = { ... }")  # contact.zone.BiPlane
 SPRING = keys("[[springs]]")  # fem.problem.Spring
-#: closed-form base motions (fem.loads.base_motion.base_motion's kinds other than "record")
-CLOSED_FORMS = {"harmonic": bm.Harmonic, "sine-pulse": bm.SinePulse, "cosine-pulse": bm.CosinePulse, "ramp": bm.Ramp}
-RECORD = keys("x = { record = ... }")
 STEPS = {"events": EventSteps, "uniform": Uniform, "windows": Windows, "central_differences": CentralDifferences}
 DEFAULT_STEPS = EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7)  # simulate()'s
 #: the bounds of a number of a steps table (num's keywords; any other number: finite)
@@ -178,76 +174,6 @@ def _spring(src: Source, t: dict, p: tuple) -> Spring:
                   text(src, t, p, "name", None))
 
 
-def _motion(src: Source, value, path: tuple, folder: Path):
-    """A base-motion component: a record or a closed form (module docstring)."""
-    example = ' (e.g. { record = "a.csv", column = 1 } or { kind = "sine-pulse", amplitude_g = 0.5, frequency = 2.0 })'
-    if not isinstance(value, dict):
-        raise src.refuse(path, f"expected a table{example}, got {shown(value)}")
-    if "record" in value:
-        t = tab(src, value, path, RECORD)
-        text(src, t, path, "kind", "record", choices=("record",))
-        name = text(src, t, path, "record")
-        file = folder / name
-        if not file.is_file():
-            raise src.refuse(path + ("record",), f"no such record file {str(file)!r}")
-        kw = {"column": num(src, t, path, "column", 1, low=1, integer=True)}
-        kw.update({k: text(src, t, path, k, choices=c) for k, c in (("units", ("m/s2", "g")),
-                                                                    ("baseline", ("polynomial", "none"))) if k in t})
-        if "peak_g" in t:
-            kw["peak_g"] = num(src, t, path, "peak_g", low=0, open_low=True, kind=r.TABLE_ACCELERATION)
-        if "scale" in t:
-            kw["scale"] = num(src, t, path, "scale", kind=r.SCALE, signed=True)
-        try:
-            return bm.read_record(file, **kw)
-        except ValueError as err:  # the scaled record beyond the 100 g of its samples: "FILE: scale ..."
-            message = str(err)
-            if message.startswith(f"{file}: scale "):
-                raise src.refuse(path + ("scale",), message.removeprefix(f"{file}: scale ")) from None
-            key = "column" if f"column {kw['column']} asked" in message else "record"
-            raise src.refuse(path + (key,), message) from None
-    kind = text(src, value, path, "kind", choices=("record", *CLOSED_FORMS))
-    if kind == "record":
-        raise src.refuse(path + ("record",), f"missing (expected the record file: record = \"FILE\"){example}",
-                         line_of=path)
-    params = [n for n in inspect.signature(CLOSED_FORMS[kind]).parameters if not n.startswith("_")]
-    t = tab(src, value, path, ("kind", *params, "amplitude_g", "scale"))
-    if "amplitude" in params and ("amplitude" in t) == ("amplitude_g" in t):
-        what = "give amplitude [m/s^2] or amplitude_g [g], not both" if "amplitude" in t else \
-            "missing (expected amplitude [m/s^2] or amplitude_g [g])"
-        raise src.refuse(path + ("amplitude",), what, line_of=path if "amplitude" not in t else None)
-    kw = {}
-    for name, p in inspect.signature(CLOSED_FORMS[kind]).parameters.items():
-        if name in t:
-            kw[name] = num(src, t, path, name, finite=name != "amplitude")
-        elif p.default is inspect.Parameter.empty and name != "amplitude":
-            missing(src, t, path, name, "a number")
-    if "amplitude" in kw and math.isfinite(kw["amplitude"]):  # [m/s^2]: in g, a table acceleration (0: at rest)
-        in_g = abs(kw["amplitude"]) / bm.STANDARD_GRAVITY
-        if in_g not in bm.AMPLITUDE:
-            raise src.refuse(path + ("amplitude",), f"{shown(kw['amplitude'])} m/s^2: its magnitude, {r.short(in_g)} "
-                             f"g, is outside the physical range {bm.AMPLITUDE.interval()} of a {bm.AMPLITUDE.name}: "
-                             f"{bm.AMPLITUDE.why}")
-    if "amplitude_g" in t:
-        kw["amplitude"] = num(src, t, path, "amplitude_g", kind=bm.AMPLITUDE, signed=True) * bm.STANDARD_GRAVITY
-    try:
-        history = bm.base_motion(kind, **kw)
-    except ValueError as err:
-        if isinstance(err, BadInput):  # its signs right (the library's words), a physical range: the file's words
-            for name, value in kw.items():
-                ranged(src, path + (name,), value, MOTION_RANGES.get(name))
-        key = field_named(str(err), params)
-        key = "amplitude_g" if key == "amplitude" and "amplitude_g" in t else key
-        raise src.refuse(path + ((key,) if key else ()), str(err)) from None
-    if "scale" not in t:
-        return history
-    scale = num(src, t, path, "scale", kind=r.SCALE, signed=True)
-    try:
-        bm.check_scaled_peak("", scale, bm.peak_acceleration(history))  # the 100 g of a record's samples
-    except BadInput as err:
-        raise src.refuse(path + ("scale",), str(err).lstrip()) from None
-    return bm.scaled(history, scale)
-
-
 def _stage(src: Source, t: dict, path: tuple, folder: Path):
     kind = text(src, t, path, "kind", choices=tuple(STAGE_KINDS))
     if kind == "preload":
@@ -265,7 +191,7 @@ def _stage(src: Source, t: dict, path: tuple, folder: Path):
         return _timed(src, t, path, kind)
     tab(src, t, path, BASE_MOTION)
     duration = num(src, t, path, "duration", low=0, open_low=True, kind=r.DURATION)
-    x, y = (_motion(src, t[c], path + (c,), folder) if c in t else None for c in ("x", "y"))
+    x, y = (motion(src, t[c], path + (c,), folder) if c in t else None for c in ("x", "y"))
     return BaseMotion(duration, x, y, text(src, t, path, "name", "base motion"), newton=_newton(src, t, path))
 
 

@@ -29,7 +29,8 @@ module is the face the scripts, cases/convergence.py, the tests and the benchmar
 point
 :func:`run_case` (parse, build, run, post-process, write):
 
-* config — the benchmark's constants and rules, the modelings, Config, parse_args;
+* config — the benchmark's constants and rules, the modelings, Config;
+* command_line — the flags of the four scripts (parse_args);
 * resources — the steps and memory of a run before anything is built;
 * model — the mesh, the model and the contact (build -> Study);
 * rigid — the rigid block recomputed for a run's parameters;
@@ -54,8 +55,8 @@ from fem.time.march import march
 # prepare_output is looked up here, by _run_case (tests/test_input_ranges.py patches this module's)
 from fem.run.lifecycle import (EXIT_FAILED, BadInput, Run, check_resources, command_line, execute,
                                prepare_output, results_line)
-from cases.sdnv105.config import (CREATION_LIMIT, CREATION_LIMIT_IMMEDIATE, MODELINGS, Config, Modeling,
-                                         parse_args)
+from cases.sdnv105.command_line import parse_args
+from cases.sdnv105.config import CREATION_LIMIT, CREATION_LIMIT_IMMEDIATE, MODELINGS, Config, Modeling
 from cases.sdnv105.resources import resource_estimate
 from cases.sdnv105.model import Study, build, mesh_source
 from cases.sdnv105.rigid import rigid_potential_drop, rigid_reference

@@ -1,1 +1,1 @@
-"""The parameter studies' own pieces: the convergence study's levels, measures, analysis and report (cases/convergence.py) and the fragility fit (cases/fragility.py)."""
+"""The parameter studies' own pieces: the convergence study's levels, measures, analysis and report (cases/convergence.py), the fragility fit and report (cases/fragility.py), and the overturning spectrum's figure (cases/overturning_spectrum.py)."""

@@ -64,9 +64,11 @@ class CaseCommand:
 
     @property
     def label(self) -> str:
-        """``cases/<name>.py`` as a user types it (the case records its command so)."""
-        path = Path(self.script)
-        return f"{path.parent.name}/{path.name}"
+        """``cases/<name>.py`` (``cases/<package>/<name>.py``) as a user types it (the case records its command
+        so): the path from the last folder named ``cases``, else the script's folder and name."""
+        parts = Path(self.script).parts
+        top = max((k for k, part in enumerate(parts) if part == "cases"), default=len(parts) - 2)
+        return "/".join(parts[top:])
 
     def arguments(self, point: Point, folder: str) -> list[str]:
         return [*self.leading, *point.flags(self.option), *self.fixed, "--out", str(folder), "--quiet"]
