@@ -49,6 +49,10 @@ def read_checks(src: Source, data: dict) -> tuple[Check, ...]:
                                                                 for x in w)):
                 raise src.refuse(p + ("window",), f"expected [t0, t1] in seconds, got {shown(w)}")
             kw["window"] = tuple(float(x) for x in w)
+        if "gate" in t:
+            if not isinstance(t["gate"], bool):
+                raise src.refuse(p + ("gate",), f"expected true or false, got {shown(t['gate'])}")
+            kw["gate"] = t["gate"]
         if "ends" in t:
             e = t["ends"]
             if not (isinstance(e, list) and len(e) == 2 and all(x in ENDS for x in e)):

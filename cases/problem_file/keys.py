@@ -287,6 +287,8 @@ TABLES = (
         ("criterion", '"relative" (default) or "absolute"'),
         ("source", "where the reference comes from (required)"),
         ("name", "the check's label"),
+        ("gate", "true: graded as soon as its stage ends, the run stopping there, failed, if not met (a history "
+                 "quantity with its stage named; default false)"),
     )),
 )
 

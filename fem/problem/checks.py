@@ -113,6 +113,9 @@ class Check:
         result : "value", or "instant" of the max / min.
     impact : the impact's number (1: the first) of an impact quantity.  stage : the dynamic stage whose
         history it reads (None: the last dynamic stage).  name : its label (default from the fields).
+    gate : graded as soon as its ``stage`` ends, and the run stops there, failed, when it is not met: the
+        stages after it do not start from a state the problem says is wrong (a tilt that did not reach
+        its angle, a block that did not settle). A history quantity of a named stage only.
     """
 
     quantity: str
@@ -131,6 +134,7 @@ class Check:
     stage: str | None = None
     criterion: str = "relative"
     name: str | None = None
+    gate: bool = False
 
     def __post_init__(self) -> None:
         head = f"checks.{self.label}"
@@ -197,6 +201,12 @@ class Check:
             raise BadInput(f"{head}.ends: expected two of {', '.join(ENDS)} (the window's start, its end), "
                            f"got {self.ends!r}")
         object.__setattr__(self, "ends", ends)
+        if not isinstance(self.gate, bool):
+            raise BadInput(f"{head}.gate: true or false, got {self.gate!r}")
+        if self.gate and not (series and self.stage):
+            raise BadInput(f"{head}.gate: a gate is graded when its stage ends: a history quantity with its stage "
+                           f"named (stage = \"...\")" if series else
+                           f"{head}.gate: {self.quantity} is an event of the whole run, not of a stage's end")
         if ends != ("closed", "closed") and (self.window is None or self.measure == "integral"):
             raise BadInput(f"{head}.ends: " + ("an integral's ends are interpolated, neither open nor closed"
                                                if self.window is not None else "the ends of a window: give one"))
@@ -378,6 +388,29 @@ def evaluate(checks, outcome, last_stage: str | None) -> list[dict]:
             value, note = _event(c, outcome)
         rows.append(grade(c, value, note))
     return rows
+
+
+def gate(checks, stage: str, history: dict) -> list[dict]:
+    """The rows of the gates of ``stage`` (checks with ``gate`` and that stage) graded on its ``history``
+    (name -> array) as it ended; a row not met stops the run (:func:`gate_failure`)."""
+    rows = []
+    for c in checks:
+        if c.gate and c.stage == stage:
+            value, note = _series(c, history)
+            rows.append(grade(c, value, note))
+    return rows
+
+
+def gate_failure(rows: list[dict], stage: str) -> str | None:
+    """The message of the first gate of ``rows`` not met at the end of ``stage`` (None: every one met)."""
+    for r in rows:
+        if not r["within_tolerance"]:
+            value = "no value" if r["value"] is None else f"{r['value']:.6g} {r['unit']}".rstrip()
+            why = f" ({r['note']})" if r.get("note") else ""
+            return (f"the stage {stage!r} ended without meeting its gate {r['quantity']}: {value}{why} against "
+                    f"{r['reference']:.6g} within {r['tolerance']:.3g} ({r['criterion']}); the stages after it "
+                    f"did not run")
+    return None
 
 
 class PhysicalCheckFailed(RuntimeError):

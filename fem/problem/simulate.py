@@ -307,6 +307,7 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
                 moved = [r["note"] for r in settled if r["within_tolerance"] is False]
                 if moved:
                     raise stated.PhysicalCheckFailed(moved[0])
+                _gate(settings.checks, stage.name, histories)
                 continue
             if isinstance(stage, Release):
                 state = release_state(assembled, stage, state)  # let go where the stage before left
@@ -329,6 +330,7 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
                 if isinstance(stop, str):
                     status, message = "interrupted", stop
                 break
+            _gate(settings.checks, stage.name, histories)
             if restart is not None:
                 if snapshot is None:
                     status, message = "failed", (f"stages.{after.name}.start: the stage before has no step at "
@@ -473,6 +475,14 @@ def _dynamic(assembled: Assembled, stage, state: State, folder: Path, settings: 
         add_statistics(stats, rec.run_statistics(), before)
     spans = list(getattr(steps, "spans", None) or getattr(steps, "refinements", None) or [])
     return (last if last is not None else state), spans, watch.reason or watch.stopped, snapshot
+
+
+def _gate(checks, stage: str, histories: dict) -> None:
+    """Grade the gates of ``stage`` (fem.problem.checks.Check.gate) on its history as it ended: the run
+    stops there, failed, naming the first one not met."""
+    failed = stated.gate_failure(stated.gate(checks, stage, histories.get(stage, {})), stage)
+    if failed:
+        raise stated.PhysicalCheckFailed(failed)
 
 
 def _followed(steps, stage: str, hooks):
