@@ -1,5 +1,5 @@
 """The reference of every problem-file key (docs/problem_keys.md) and the reader share one list of keys
-(cases/problem_file/keys.py, issue 41).
+(fem/problem/file/keys.py, issue 41).
 
 1. The page is the generator's output, so a key added to the list is on the page.
 2. The keys the reader accepts in a table are the keys the list documents for it: a file with one more
@@ -15,9 +15,10 @@ import dataclasses
 import pytest
 
 from cases.problem_file import load
-from cases.problem_file.build import LAW_FIELDS, STEPS
-from cases.problem_file.motion import CLOSED_FORMS
-from cases.problem_file.keys import TABLES, keys, markdown
+from cases.problem_file import CONTACT
+from fem.problem.file.build import STEPS
+from fem.problem.file.motion import CLOSED_FORMS
+from fem.problem.file.keys import TABLES, keys, markdown
 from fem.ranges import BadInput
 from helpers import CASES, pulse_problem
 
@@ -74,7 +75,7 @@ def test_the_pulse_file_loads_unedited(tmp_path):
 
 def test_every_law_field_has_its_line():
     common = set(keys("[[pairs]]"))
-    for law, fields in LAW_FIELDS.items():
+    for law, fields in CONTACT.law_fields.items():
         own = set(keys(f'[[pairs]] law = "{law}"')) if any(t.place == f'[[pairs]] law = "{law}"' for t in TABLES) else set()
         assert set(fields) <= common | own, (law, set(fields) - common - own)
 

@@ -1,4 +1,4 @@
-"""The syntax of a problem file (cases/problem_file/__init__.py): where each key stands, how keys and values are
+"""The syntax of a problem file (fem/problem/file/__init__.py): where each key stands, how keys and values are
 written back in messages, the readers of a key's value (``num``, ``text``, ``tab``, ``tables``) with their
 wording of a refusal (``num`` and ``ranged``: a number against its physical range too, fem.ranges), and the
 overrides (``--set KEY.PATH=VALUE``) applied to the parsed file.

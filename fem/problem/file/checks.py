@@ -17,8 +17,8 @@ they are graded)::
 """
 from __future__ import annotations
 
-from cases.problem_file.keys import keys
-from cases.problem_file.syntax import Source, num, shown, tab, tables, text
+from fem.problem.file.keys import keys
+from fem.problem.file.syntax import Source, num, shown, tab, tables, text
 from fem.problem.checks import COMPONENTS, CRITERIA, ENDS, MEASURES, QUANTITIES, RESULTS, Check
 from fem.ranges import BadInput
 

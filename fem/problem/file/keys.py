@@ -4,7 +4,7 @@ reference page docs/problem_keys.md.
     python docs/problem_keys.py      # writes docs/problem_keys.md
 
 :data:`TABLES` holds each table of the file (its place, what it is, its keys with their meaning, unit and
-default); the reader (cases/problem_file/build.py, cases/problem_file/checks.py) takes its
+default); the reader (fem/problem/file/build.py, fem/problem/file/checks.py) takes its
 lists of known keys from here (:func:`keys`), so a key it accepts is a key this page documents.
 The keys that come from a class's fields (a contact law's, a closed-form motion's, a steps kind's) are
 documented here too and tests/test_problem_keys.py checks each field has its line; the physical range

@@ -1,7 +1,10 @@
 """The objects a problem file states, built from its parsed table (:func:`build`): materials, contact laws
 (the buckling element's too), rigid planes and obstacles between node groups, clearances, springs, base
 motions, stages, steps (central differences too), supports, the :class:`fem.problem.Problem`; every mistake
-refused on one line naming the file, the key and its line (cases/problem_file/__init__.py).
+refused on one line naming the file, the key and its line (fem/problem/file/__init__.py).
+
+fem never imports contact: the contact laws a pair names, the rigid plane and the node-to-node obstacle
+are the :class:`ContactCatalogue` the caller hands :func:`build` (cases.problem_file hands contact's).
 """
 from __future__ import annotations
 
@@ -10,15 +13,12 @@ import math
 import re
 from pathlib import Path
 
-from cases.problem_file.checks import read_checks
-from cases.problem_file.motion import motion
-from cases.problem_file.keys import LAW_RANGES, MATERIAL_RANGES, STEP_RANGES, keys
-from cases.problem_file.result import STAGE_KINDS, TOP, ProblemFile, labels, translate
-from cases.problem_file.syntax import (REQUIRED, Source, field_named, key_text, missing, num, ranged, shown,
+from fem.problem.file.checks import read_checks
+from fem.problem.file.motion import motion
+from fem.problem.file.keys import LAW_RANGES, MATERIAL_RANGES, STEP_RANGES, keys
+from fem.problem.file.result import STAGE_KINDS, TOP, ProblemFile, labels, translate
+from fem.problem.file.syntax import (REQUIRED, Source, field_named, key_text, missing, num, ranged, shown,
                                               tab, tables, text)
-from contact.buckling import CRITERIA
-from contact.laws import LAWS
-from contact.zone import BiPlane, RigidPlane
 from fem.constants import GRAVITY
 from fem.loads.applied import ImposedDisplacement
 from fem.loads.functions import PiecewiseLinear
@@ -34,7 +34,7 @@ from fem import ranges as r
 from fem.ranges import BadInput
 from fem.stage.phase import PREDICTORS, NewtonSettings
 
-#: the known keys of each table, from the file's one list of keys and their meanings (cases/problem_file/keys.py)
+#: the known keys of each table, from the file's one list of keys and their meanings (fem/problem/file/keys.py)
 MATERIAL = keys("[materials.NAME]")
 BODY = keys("[[bodies]]")
 PAIR = keys("[[pairs]]")
@@ -46,7 +46,25 @@ PRELOAD = keys('[[stages]] kind = "preload"')
 BASE_MOTION = keys('[[stages]] kind = "base_motion"')
 SCHEME = keys("[scheme]")
 OUTPUT = keys("[output]")
-LAW_FIELDS = {name: tuple(f.name for f in dataclasses.fields(cls) if f.init) for name, cls in LAWS.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class ContactCatalogue:
+    """What a problem file's pairs may name, from the contact package (fem never imports it): ``laws``,
+    law name -> its class (a frozen dataclass whose init fields are the pair's keys; ``scheme`` and
+    ``build`` as fem.problem.Pair needs); ``rigid_plane(point, normal)`` and ``biplane(other, direction,
+    dist_1, dist_2)`` the masters a pair may give instead of a line group; ``buckling_criteria`` the
+    choices of a ``criterion`` field."""
+
+    laws: dict
+    rigid_plane: object
+    biplane: object
+    buckling_criteria: tuple = ()
+
+    @property
+    def law_fields(self) -> dict[str, tuple[str, ...]]:
+        """law name -> its keys (the class's init fields), in order."""
+        return {name: tuple(f.name for f in dataclasses.fields(cls) if f.init) for name, cls in self.laws.items()}
 #: the fields of a law that are > 0 (the others: >= 0), lists of numbers, and the field of each Code_Aster
 #: keyword the buckling law's refusals name
 POSITIVE = ("normal_stiffness", "coef_cont", "coef_frot", "stiffness", "critical_force", "post_force")
@@ -87,8 +105,12 @@ def _material(src: Source, value, path: tuple) -> ElasticMaterial:
         raise src.refuse(path, str(err)) from None
 
 
-def _law(src: Source, t: dict, path: tuple):
+def _law(src: Source, t: dict, path: tuple, contact: ContactCatalogue):
     """The pair's law: its name (``law``) and its own fields, each key of another law refused naming it."""
+    LAWS, LAW_FIELDS = contact.laws, contact.law_fields
+    if not LAWS:
+        raise src.refuse(path, "a pair, but the reader was given no contact laws: load the file with "
+                               "cases.problem_file.load (or fem.problem.file.load(..., contact=...))")
     law = text(src, t, path, "law", "lagrange", choices=tuple(LAWS))
     own = LAW_FIELDS[law]
     known = tuple(k for k in PAIR if k != "mu" or k in own) + tuple(f for f in own if f not in PAIR)
@@ -106,7 +128,7 @@ def _law(src: Source, t: dict, path: tuple):
         if f.name in NUMBER_LISTS:
             kw[f.name] = _numbers(src, t, path, f.name, empty=True, kind=LAW_RANGES.get(f.name))
         elif f.name == "criterion":
-            kw[f.name] = text(src, t, path, f.name, f.default, choices=CRITERIA)
+            kw[f.name] = text(src, t, path, f.name, f.default, choices=contact.buckling_criteria)
         elif isinstance(f.default, bool):
             kw[f.name] = _flag(src, t, path, f.name, f.default)
         else:
@@ -135,26 +157,26 @@ def _xy(src: Source, t: dict, path: tuple, key: str, default=REQUIRED, low=None,
     return float(v[0]), float(v[1])
 
 
-def _plane(src: Source, value, path: tuple) -> RigidPlane:
+def _plane(src: Source, value, path: tuple, rigid_plane):
     t = tab(src, value, path, PLANE, " { point = [x, y], normal = [nx, ny] }")
     point, normal = _xy(src, t, path, "point", kind=r.COORDINATE), _xy(src, t, path, "normal")
     if normal == (0.0, 0.0):
         raise src.refuse(path + ("normal",), "the normal must not be [0, 0]: it points from the plane toward the slave")
-    return RigidPlane(point, normal)
+    return rigid_plane(point, normal)
 
 
-def _biplane(src: Source, value, path: tuple) -> BiPlane:
+def _biplane(src: Source, value, path: tuple, biplane):
     """An obstacle between node groups (Code_Aster BI_PLAN): the slave's node i against node i of ``other``."""
     t = tab(src, value, path, BIPLANE, ' { other = "GROUP", direction = [dx, dy], dist_1 = 0.0, dist_2 = 0.0 }')
     other = text(src, t, path, "other")
     direction = _xy(src, t, path, "direction", (1.0, 0.0))
     if direction == (0.0, 0.0):
         raise src.refuse(path + ("direction",), "the direction must not be [0, 0]: the obstacle's normal (NORM_OBST)")
-    return BiPlane(other, direction, num(src, t, path, "dist_1", 0.0, low=0, kind=r.GAP),
+    return biplane(other, direction, num(src, t, path, "dist_1", 0.0, low=0, kind=r.GAP),
                    num(src, t, path, "dist_2", 0.0, low=0, kind=r.GAP))
 
 
-def _master(src: Source, t: dict, p: tuple):
+def _master(src: Source, t: dict, p: tuple, contact: ContactCatalogue):
     """A pair's master: a line group (``master``), a rigid plane (``plane``) or node groups (``biplane``)."""
     given = [k for k in ("master", "plane", "biplane") if k in t]
     forms = 'master (a line group), plane = { point = [x, y], normal = [nx, ny] } or biplane = { other = "GROUP" }'
@@ -163,7 +185,9 @@ def _master(src: Source, t: dict, p: tuple):
                          f"{given[1]}" if given else f"missing (expected {forms})", line_of=p if not given else None)
     if "master" in t:
         return text(src, t, p, "master")
-    return _plane(src, t["plane"], p + ("plane",)) if "plane" in t else _biplane(src, t["biplane"], p + ("biplane",))
+    if "plane" in t:
+        return _plane(src, t["plane"], p + ("plane",), contact.rigid_plane)
+    return _biplane(src, t["biplane"], p + ("biplane",), contact.biplane)
 
 
 def _spring(src: Source, t: dict, p: tuple) -> Spring:
@@ -395,8 +419,9 @@ def _unique(src: Source, data: dict, section: str) -> None:
                                                 f"(different) name")
 
 
-def build(src: Source, data: dict) -> ProblemFile:
-    """The objects ``data`` (a parsed problem file, overrides applied) states, every mistake refused."""
+def build(src: Source, data: dict, contact: ContactCatalogue) -> ProblemFile:
+    """The objects ``data`` (a parsed problem file, overrides applied) states, every mistake refused; the
+    pairs' laws and masters from ``contact``."""
     tab(src, data, (), TOP)
     folder = src.path.parent
     mesh = text(src, data, (), "mesh")
@@ -431,8 +456,8 @@ def build(src: Source, data: dict) -> ProblemFile:
     for i, t in enumerate(tables(src, data, "pairs", required=False)):
         p = ("pairs", i)
         slave = text(src, t, p, "slave")
-        law = _law(src, t, p)
-        master = _master(src, t, p)
+        law = _law(src, t, p, contact)
+        master = _master(src, t, p, contact)
         if schemes and law.scheme != schemes[0][1]:
             raise src.refuse(p + ("law",), f"{shown(t.get('law', 'lagrange'))} cannot be mixed with the law of "
                              f"{key_text(('pairs', schemes[0][0]))}: velocity-level (moreau_jean) and position-level "

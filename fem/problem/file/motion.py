@@ -6,8 +6,8 @@ import inspect
 import math
 from pathlib import Path
 
-from cases.problem_file.keys import MOTION_RANGES, keys
-from cases.problem_file.syntax import Source, field_named, missing, num, ranged, shown, tab, text
+from fem.problem.file.keys import MOTION_RANGES, keys
+from fem.problem.file.syntax import Source, field_named, missing, num, ranged, shown, tab, text
 from fem import ranges as r
 from fem.loads import base_motion as bm
 from fem.ranges import BadInput
@@ -19,7 +19,7 @@ RECORD = keys("x = { record = ... }")
 
 def motion(src: Source, value, path: tuple, folder: Path):
     """A base-motion component (``x`` or ``y`` of a base_motion stage) at ``path``: a record read from
-    ``folder`` or a closed form (cases.problem_file's docstring), each mistake refused naming its key."""
+    ``folder`` or a closed form (fem.problem.file's docstring), each mistake refused naming its key."""
     example = ' (e.g. { record = "a.csv", column = 1 } or { kind = "sine-pulse", amplitude_g = 0.5, frequency = 2.0 })'
     if not isinstance(value, dict):
         raise src.refuse(path, f"expected a table{example}, got {shown(value)}")

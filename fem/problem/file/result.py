@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cases.problem_file.keys import keys
-from cases.problem_file.syntax import Source
+from fem.problem.file.keys import keys
+from fem.problem.file.syntax import Source
 from fem.problem import BaseMotion, Check, ImposedMotion, Preload, Problem, Release, SelfWeight, Tilt, assemble
 from fem.ranges import BadInput
 
