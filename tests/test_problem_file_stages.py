@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from cases.problem_file.cli import run_estimate
 from cases.problem_file import load
 from contact.laws import Lagrange
 from contact.references import rocking
@@ -173,8 +172,8 @@ def test_the_estimate_counts_each_stage_with_its_own_steps(tmp_path):
     0.2 s in steps of 1 ms, or in its windows: 2.5 ms of 25 us, 197.5 ms of 1.25 ms."""
     pf = load(EXAMPLE)
     mesh = load_mesh(pf.problem.mesh)
-    assert run_estimate(pf, mesh).steps == 150 + 140 + 200
-    assert run_estimate(load(write(tmp_path)), mesh).steps == 150 + 140 + 100 + 158
+    assert pf.estimate(mesh).steps == 150 + 140 + 200
+    assert load(write(tmp_path)).estimate(mesh).steps == 150 + 140 + 100 + 158
 
 
 # ----------------------------------------------------------------------------------- refusals

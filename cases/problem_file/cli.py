@@ -34,13 +34,11 @@ from pathlib import Path
 
 from cases import problem_file  # noqa: E402
 from cases.sweep import run_study, study_points  # noqa: E402
-from fem.problem import Preload, Settings, simulate  # noqa: E402
+from fem.problem import simulate  # noqa: E402
 from fem.problem.definition import load_mesh  # noqa: E402
-from fem.problem.physics import stage_end  # noqa: E402
-from fem.problem.simulate import ENERGY_LIMIT  # noqa: E402
 from fem.io.results import use_series_format  # noqa: E402
-from fem.run.lifecycle import (EXIT_FAILED, EXIT_OK, BadInput, CaseParser, add_run_flags, add_series_flag, check_resources,  # noqa: E402
-                               count_steps, estimate, execute)
+from fem.run.lifecycle import (EXIT_FAILED, EXIT_OK, BadInput, CaseParser, add_run_flags, add_series_flag,  # noqa: E402
+                               check_resources, execute)
 from fem.studies import sweep  # noqa: E402
 
 SCRIPT = Path(__file__).resolve()
@@ -98,70 +96,30 @@ def _main(argv) -> int:
     return run(a, command) if a.command == "run" else study(a, command)
 
 
-def run_estimate(pf: problem_file.ProblemFile, mesh):
-    """:func:`fem.run.lifecycle.estimate` of a run: the bodies' cells, the preloads' static steps and the steps
-    of every dynamic stage, from its start (its own, or where the stage before ended) to its end, of its
-    steps spec's dt (a Windows spec: each window's dt over its part of the stage). An event-driven run takes
-    at least these, and finer ones near impacts."""
-    blocks = [mesh.cell_groups[b.group] for b in pf.problem.bodies if b.group in mesh.cell_groups]
-    cells = sum(len(b) for b in blocks)
-    per_cell = max((b.connectivity.shape[1] for b in blocks), default=4)
-    settings, t, steps = Settings(steps=pf.steps), 0.0, 0.0
-    for s in pf.stages:
-        if isinstance(s, Preload):
-            t, steps = 0.0, steps + s.steps
-            continue
-        start = t if getattr(s, "start", None) is None else s.start
-        t = stage_end(s, start)
-        spec = settings.steps_for(s.name)
-        rows = getattr(spec, "rows", None) or [(start, t, spec.dt)]
-        steps += count_steps([(max(r[0], start), min(r[1], t), r[2]) for r in rows])
-    return estimate(len(mesh.points), cells, per_cell, steps)
-
-
 def run(a, command: str) -> int:
-    pf = problem_file.load(a.file, overrides(a.overrides))
+    fixed = overrides(a.overrides)
+    pf = problem_file.load(a.file, fixed)
     out = a.out if a.out is not None else pf.out
     if a.output_format is None:  # --output-format before the file's [output] format
         use_series_format(pf.output_format)
     with pf.refusals():
         mesh = load_mesh(pf.problem.mesh)  # read once: simulate takes the Mesh
-    check_resources(run_estimate(pf, mesh), force=a.force, what=f"{a.file}",
+    est = pf.estimate(mesh)
+    check_resources(est, force=a.force, what=f"{a.file}",
                     remedy="a larger steps.dt, shorter stages, a coarser mesh")
     with pf.refusals(out_given=a.out is not None):
         outcome = simulate(replace(pf.problem, mesh=mesh), pf.stages, out=out, steps=pf.steps, alpha=pf.alpha,
                            alpha_fine=pf.alpha_fine, theta=pf.theta, paraview=pf.paraview, quiet=a.quiet,
                            case=a.file.stem, command=command, parameters=pf.data, checks=pf.checks)
-    tell(outcome)
+    try:
+        print("\n".join(outcome.lines()), flush=True)
+    except (OSError, ValueError):  # a closed stdout: the run's files say it all
+        pass
     if outcome.status == "failed":
         print(f"error: the run failed: {outcome.message}; results up to t = {outcome.t_reached} s are in "
               f"{outcome.out} (status: failed)", file=sys.stderr, flush=True)
         return EXIT_FAILED
     return EXIT_OK
-
-
-def tell(outcome) -> None:
-    """The run in a few lines on stdout: status, each body's verdict, impacts, energy books, the folder."""
-    verdicts = {True: "overturned", False: "not overturned", None: "undecided"}
-    lines = [f"status: {outcome.status}" + (f" at t = {outcome.t_reached:.6g} s" if outcome.t_reached is not None
-                                            else "")]
-    for label, b in outcome.bodies.items():
-        if (b.get("overturn_verdict") or {}).get("verdict") == "none":
-            lines.append(f"body {label}: held by a support, no verdict")
-            continue
-        at = f" at t = {b['overturned_at']:.6g} s" if b.get("overturned_at") is not None else ""
-        lifted = f", lifted at t = {b['uplift_time']:.6g} s" if b.get("uplift_time") is not None else ", never lifted"
-        lines.append(f"body {label}: {verdicts[b['overturned']]}{at} (max |rotation| {b['max_rotation']:.3g} rad, "
-                     f"limit {b['limit']:.3g} rad{lifted})")
-    lines.append(f"impacts: {len(outcome.impacts)}")
-    if outcome.energy:
-        lines.append(f"energy books error: {100 * outcome.energy['relative_error']:.3g} % of the input "
-                     f"(limit {100 * ENERGY_LIMIT:g} %)")
-    lines.append(f"results: {outcome.out} (summary.json, report.md, history.csv)")
-    try:
-        print("\n".join(lines), flush=True)
-    except (OSError, ValueError):
-        pass
 
 
 def check_points(file: Path, points, fixed, where: str) -> None:

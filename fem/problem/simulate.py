@@ -104,6 +104,26 @@ class Outcome:
             if stop is not None:
                 raise stop
 
+    def lines(self) -> list[str]:
+        """The run in a few lines for a console: status, each body's verdict, impacts, energy books, the
+        folder (what ``rockfem run`` prints)."""
+        verdicts = {True: "overturned", False: "not overturned", None: "undecided"}
+        lines = [f"status: {self.status}" + (f" at t = {self.t_reached:.6g} s" if self.t_reached is not None else "")]
+        for label, b in self.bodies.items():
+            if (b.get("overturn_verdict") or {}).get("verdict") == "none":
+                lines.append(f"body {label}: held by a support, no verdict")
+                continue
+            at = f" at t = {b['overturned_at']:.6g} s" if b.get("overturned_at") is not None else ""
+            lifted = f", lifted at t = {b['uplift_time']:.6g} s" if b.get("uplift_time") is not None else ", never lifted"
+            lines.append(f"body {label}: {verdicts[b['overturned']]}{at} (max |rotation| {b['max_rotation']:.3g} "
+                         f"rad, limit {b['limit']:.3g} rad{lifted})")
+        lines.append(f"impacts: {len(self.impacts)}")
+        if self.energy:
+            lines.append(f"energy books error: {100 * self.energy['relative_error']:.3g} % of the input "
+                         f"(limit {100 * ENERGY_LIMIT:g} %)")
+        lines.append(f"results: {self.out} (summary.json, report.md, history.csv)")
+        return lines
+
     def summary(self) -> dict:
         """The JSON-able part (summary.json)."""
         return {"t_reached": self.t_reached, "bodies": self.bodies, "pairs": self.pairs, "impacts": self.impacts,

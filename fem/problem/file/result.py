@@ -11,7 +11,10 @@ from pathlib import Path
 from fem.problem.file.keys import keys
 from fem.problem.file.syntax import Source
 from fem.problem import BaseMotion, Check, ImposedMotion, Preload, Problem, Release, SelfWeight, Tilt, assemble
+from fem.problem.physics import stage_end
+from fem.problem.simulate import Settings
 from fem.ranges import BadInput
+from fem.run.lifecycle import Estimate, count_steps, estimate
 
 #: the keys of a problem file's top level
 TOP = keys("(top level)")
@@ -41,6 +44,26 @@ class ProblemFile:
     source: Source = field(repr=False, compare=False)
     output_format: str = "xdmf"
     checks: tuple = ()  # fem.problem.checks.Check s of its [[checks]]
+
+    def estimate(self, mesh) -> Estimate:
+        """:func:`fem.run.lifecycle.estimate` of its run on ``mesh`` (a :class:`fem.mesh.mesh.Mesh`): the bodies'
+        cells, the preloads' static steps and the steps of every dynamic stage, from its start (its own, or
+        where the stage before ended) to its end, of its steps spec's dt (a Windows spec: each window's dt
+        over its part of the stage). An event-driven run takes at least these, and finer ones near impacts."""
+        blocks = [mesh.cell_groups[b.group] for b in self.problem.bodies if b.group in mesh.cell_groups]
+        cells = sum(len(b) for b in blocks)
+        per_cell = max((b.connectivity.shape[1] for b in blocks), default=4)
+        settings, t, steps = Settings(steps=self.steps), 0.0, 0.0
+        for s in self.stages:
+            if isinstance(s, Preload):
+                t, steps = 0.0, steps + s.steps
+                continue
+            start = t if getattr(s, "start", None) is None else s.start
+            t = stage_end(s, start)
+            spec = settings.steps_for(s.name)
+            rows = getattr(spec, "rows", None) or [(start, t, spec.dt)]
+            steps += count_steps([(max(r[0], start), min(r[1], t), r[2]) for r in rows])
+        return estimate(len(mesh.points), cells, per_cell, steps)
 
     def refusal(self, err: Exception, out_given: bool = False) -> BadInput:
         """The library's refusal ``err`` (``bodies.BRICK_1.group: ...``) in the file's terms (``stack.toml:
