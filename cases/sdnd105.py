@@ -181,14 +181,6 @@ def simulate(config: Sdnd105Config, out: Path | None = None) -> Sdnd105Result:
     return Sdnd105Result(config, history, summarise(config, history, term, stats), term)
 
 
-def _reference_config(config: Sdnd105Config) -> Sdnd105Config:
-    """The configuration with the modeling's reference law and mass/velocity, keeping the numerical
-    settings (dt, window, t_end) and CRIT_AMOR: references apply only when the physics is theirs."""
-    ref = default_config(config.modeling)
-    return replace(ref, crit_amor=config.crit_amor, dt=config.dt, dt_fine=config.dt_fine,
-                   fine_window=config.fine_window, t_end=config.t_end)
-
-
 # ------------------------------------------------------------------------------ command line
 KEYWORD_FLAGS = {"RIGI_NOR": "--kn", "FNOR_CRIT": "--f-crit", "FNOR_POST_FL": "--f-post", "LARG_PLAT": "--plateau",
                  "ENFO_FL": "--fall", "DEPL_POST_FL": "--depl-post", "RIGI_POST_FL": "--rigi-post",
