@@ -66,8 +66,8 @@ from pathlib import Path
 import numpy as np
 
 from cases.one_dof.case import check_budget, parser, run_stage, start_run, validate  # noqa: E402
-from cases.one_dof.sdnd105_modelings import MODELINGS, ClosedForm, Sdnd105Config, default_config  # noqa: E402
-from cases.one_dof.sdnd105_report import departures, print_table, summarise  # noqa: E402
+from cases.one_dof.sdnd105_modelings import MODELINGS, ClosedForm, Sdnd105Config, default_config, departures  # noqa: E402
+from cases.one_dof.sdnd105_report import print_table, summarise  # noqa: E402
 
 from contact.buckling import BucklingShocks  # noqa: E402
 from contact.zone import BiPlane, RigidPlane  # noqa: E402

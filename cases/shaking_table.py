@@ -374,7 +374,7 @@ def main(argv=None) -> int:
 
 
 def _main(argv) -> int:
-    config, flags = parse_args(argv)
+    config, flags = parse_args(argv, __doc__.split("\n\n")[0])
     config.validate()
     history = config.history()
     config = config.resolved(history)

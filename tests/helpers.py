@@ -160,6 +160,20 @@ def pulse_problem(folder: Path, extra: str = "", name: str = "block.toml") -> Pa
     return path
 
 
+def pulse_example_problem():
+    """examples/block_on_table_pulse.toml's problem stated in Python (its stages and steps aside): the SDNV105
+    graphite block on its table, redistributed mass, Lagrange contact with friction 0.9."""
+    from contact.laws import Lagrange
+    from fem.model.material import ElasticMaterial
+    from fem.problem import Body, Pair, Problem, Support
+
+    return Problem(CASES.parent / "meshes" / "sdnv105_quad4.msh", mass="redistributed",
+                   bodies=[Body("BLOCK", ElasticMaterial(6e11, 0.2, 1450.0, 1e-4)),
+                           Body("GROUN", ElasticMaterial(1e14, 0.3, 2500.0, 1.6e-3))],
+                   supports=[Support("CTGROUND", ("y",)), Support("S1", ("x",))],
+                   pairs=[Pair("CONHAUT", "CONBAS", Lagrange(mu=0.9), name="base")])
+
+
 def refusal(path: Path, overrides=()) -> str:
     """The one-line BadInput that loading the problem file ``path`` (with ``overrides``) raises."""
     import pytest

@@ -22,14 +22,11 @@ import json
 import pytest
 
 from cases.problem_file import load
-from contact.laws import Lagrange
 from fem.loads.base_motion import SinePulse
-from fem.model.material import ElasticMaterial
-from fem.problem import BaseMotion, Body, Check, EventSteps, Pair, Preload, Problem, Support, g, simulate
+from fem.problem import BaseMotion, Check, EventSteps, Preload, g, simulate
 from fem.ranges import BadInput
-from helpers import CASES, pulse_problem
+from helpers import pulse_example_problem, pulse_problem
 
-MESH = CASES.parent / "meshes" / "sdnv105_quad4.msh"
 STEPS = EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7)
 
 
@@ -39,14 +36,9 @@ def gate(bound: float) -> Check:
 
 
 def run(folder, checks=()):
-    problem = Problem(MESH, mass="redistributed",
-                      bodies=[Body("BLOCK", ElasticMaterial(6e11, 0.2, 1450.0, 1e-4)),
-                              Body("GROUN", ElasticMaterial(1e14, 0.3, 2500.0, 1.6e-3))],
-                      supports=[Support("CTGROUND", ("y",)), Support("S1", ("x",))],
-                      pairs=[Pair("CONHAUT", "CONBAS", Lagrange(mu=0.9), name="base")])
     stages = [Preload(), BaseMotion(0.08, x=SinePulse(amplitude=0.6 * g, frequency=2.0), name="first"),
               BaseMotion(0.04, name="second")]
-    return simulate(problem, stages, out=folder, steps=STEPS, paraview=False, quiet=True, checks=list(checks))
+    return simulate(pulse_example_problem(), stages, out=folder, steps=STEPS, paraview=False, quiet=True, checks=list(checks))
 
 
 @pytest.fixture(scope="module")

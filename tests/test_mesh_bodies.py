@@ -30,7 +30,7 @@ import math
 import numpy as np
 import pytest
 
-from fem.mesh.read import read_mesh
+from fem.mesh.read import read_mesh, signed_areas
 from meshes.bodies import Polygon, Rectangle, write_bodies, write_bodies_from_gmsh
 from helpers import CASES
 
@@ -61,9 +61,8 @@ def polygon_properties(corners):
 
 
 def cell_areas(points, block):
-    corners = points[block.connectivity[:, :4 if block.cell_type in ("quad", "quad8") else 3]]
-    x, y = corners[..., 0], corners[..., 1]
-    return 0.5 * np.sum(x * np.roll(y, -1, axis=1) - np.roll(x, -1, axis=1) * y, axis=1)
+    """The signed areas of a block's cells as the mesh reader checks them (fem.mesh.read.signed_areas)."""
+    return signed_areas(points, block.cell_type, block.connectivity)
 
 
 @pytest.fixture(scope="module")

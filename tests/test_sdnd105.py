@@ -70,8 +70,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cases.one_dof.sdnd105_modelings import T_RETURN, references
-from cases.one_dof.sdnd105_report import departures
+from cases.one_dof.sdnd105_modelings import T_RETURN, departures, references
 from contact.buckling import ELASTIC, FALL, PLATEAU, POST, SEPARATED, UNLOADING, BucklingLaw, BucklingShocks
 from contact.zone import RigidPlane, node_pairs, node_zone
 from fem.mesh.mesh import Mesh

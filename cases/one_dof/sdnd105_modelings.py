@@ -1,5 +1,6 @@
 """SDND105's modelings and what a run of cases/sdnd105.py is checked against: the parameters of a run
-(:class:`Sdnd105Config`) and of each modeling's benchmark (:func:`default_config`), the reference values
+(:class:`Sdnd105Config`) and of each modeling's benchmark (:func:`default_config`), the flags that make a run
+depart from it (:func:`departures`), the reference values
 (:func:`references`: Code_Aster's tests and the derived ones, a :func:`check` row each), and the
 undamped closed form for any parameters (:class:`ClosedForm`, :func:`closed_form_checks`)."""
 from __future__ import annotations
@@ -259,3 +260,29 @@ def closed_form_checks(config: Sdnd105Config, summary: dict, solution: dict) -> 
             notes.append(f"dx_at_return_time: the mass is back at x = 0 at {solution['return_time']:.6g} s, after "
                          "--t-end")
     return rows, notes
+
+
+#: the flags of the parameters that make the physical problem (crit_amor aside: d has references
+#: for both criteria, and it changes nothing without damping)
+PHYSICS_FLAGS = {"mass": "--mass", "v0": "--v0", "kn": "--kn", "f_crit": "--f-crit", "f_post": "--f-post",
+                 "plateau": "--plateau", "fall": "--fall", "depl_post": "--depl-post", "rigi_post": "--rigi-post",
+                 "amor_nor": "--amor-nor", "amor_fl": "--amor-fl", "amor_post": "--amor-post"}
+
+
+def _physics(config: Sdnd105Config) -> dict:
+    """The physical parameters with the law's defaults resolved (AMOR_FL = AMOR_NOR, ...)."""
+    law = config.law()
+    return {"mass": (config.mass,), "v0": (config.v0,), "kn": (law.stiffness,), "f_crit": (law.critical_force,),
+            "f_post": (law.post_force,), "plateau": (law.plateau,), "fall": (law.fall,),
+            "depl_post": tuple(law.post_displacements), "rigi_post": tuple(law.post_stiffnesses),
+            "amor_nor": (law.damping,), "amor_fl": (float(law.damping_table[0]),),
+            "amor_post": tuple(float(x) for x in law.damping_table[1:])}
+
+
+def departures(config: Sdnd105Config) -> list[str]:
+    """Flags whose value makes the run differ physically from the modeling's benchmark (empty: the
+    benchmark's problem, whatever dt, the fine window, t_end or CRIT_AMOR)."""
+    mine, ref = _physics(config), _physics(default_config(config.modeling))
+    return [PHYSICS_FLAGS[k] for k in PHYSICS_FLAGS
+            if len(mine[k]) != len(ref[k])
+            or not all(math.isclose(a, b, rel_tol=1e-12, abs_tol=0.0) for a, b in zip(mine[k], ref[k]))]

@@ -1,5 +1,4 @@
-"""What a run of cases/sdnd105.py reports: the flags that make it differ from its modeling's benchmark
-(:func:`departures`), its summary (:func:`summarise`: the buckling instant, the crushes, the rebound,
+"""What a run of cases/sdnd105.py reports: its summary (:func:`summarise`: the buckling instant, the crushes, the rebound,
 the energies and the check rows, against the benchmark's references or the closed form for the run's
 own parameters, with the references an event after --t-end leaves out) and the table printed on
 stdout (:func:`print_table`). ``result`` is the script's run (``cases.sdnd105.Sdnd105Result``)."""
@@ -11,34 +10,8 @@ from dataclasses import asdict
 import numpy as np
 
 from cases.one_dof.sdnd105_modelings import (T_RETURN, ClosedForm, Sdnd105Config, check, closed_form_checks,
-                                            default_config, references)
+                                            departures, references)
 from contact.buckling import BucklingShocks
-
-#: the flags of the parameters that make the physical problem (crit_amor aside: d has references
-#: for both criteria, and it changes nothing without damping)
-PHYSICS_FLAGS = {"mass": "--mass", "v0": "--v0", "kn": "--kn", "f_crit": "--f-crit", "f_post": "--f-post",
-                 "plateau": "--plateau", "fall": "--fall", "depl_post": "--depl-post", "rigi_post": "--rigi-post",
-                 "amor_nor": "--amor-nor", "amor_fl": "--amor-fl", "amor_post": "--amor-post"}
-
-
-def _physics(config: Sdnd105Config) -> dict:
-    """The physical parameters with the law's defaults resolved (AMOR_FL = AMOR_NOR, ...)."""
-    law = config.law()
-    return {"mass": (config.mass,), "v0": (config.v0,), "kn": (law.stiffness,), "f_crit": (law.critical_force,),
-            "f_post": (law.post_force,), "plateau": (law.plateau,), "fall": (law.fall,),
-            "depl_post": tuple(law.post_displacements), "rigi_post": tuple(law.post_stiffnesses),
-            "amor_nor": (law.damping,), "amor_fl": (float(law.damping_table[0]),),
-            "amor_post": tuple(float(x) for x in law.damping_table[1:])}
-
-
-def departures(config: Sdnd105Config) -> list[str]:
-    """Flags whose value makes the run differ physically from the modeling's benchmark (empty: the
-    benchmark's problem, whatever dt, the fine window, t_end or CRIT_AMOR)."""
-    mine, ref = _physics(config), _physics(default_config(config.modeling))
-    return [PHYSICS_FLAGS[k] for k in PHYSICS_FLAGS
-            if len(mine[k]) != len(ref[k])
-            or not all(math.isclose(a, b, rel_tol=1e-12, abs_tol=0.0) for a, b in zip(mine[k], ref[k]))]
-
 
 def _hermite_at(t, x, v, tq: float) -> float:
     """Cubic Hermite interpolation of x (with derivative v) at tq."""

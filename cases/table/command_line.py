@@ -9,13 +9,13 @@ from fem.io.animation import add_animate_flag, check_animate_flag
 from fem.run.lifecycle import BadInput, CaseParser, add_run_flags, add_series_flag, finite
 from fem.stage.phase import PREDICTORS
 
-DESCRIPTION = "Shaking table: a block (SDNV105's 0.36 x 0.80 m by default) on its table under a base motion."
 EXCITATIONS = ("harmonic", "sine-pulse", "cosine-pulse", "ramp", "record")
 
 
-def parse_args(argv=None) -> tuple[Config, object]:
+def parse_args(argv=None, description: str = "") -> tuple[Config, object]:
+    """The run's configuration from the command line (``description``: the script's, for --help), and the flags."""
     d = Config()
-    p = CaseParser(prog="shaking_table.py", description=DESCRIPTION)
+    p = CaseParser(prog="shaking_table.py", description=description)
     p.add_argument("--modeling", choices=sorted(MODELINGS), default="a",
                    help="contact as SDNV105's modeling: a Lagrange (default), c augmented Lagrangian, d theta-scheme")
     p.add_argument("--excitation", choices=EXCITATIONS, default="harmonic", help="the table's acceleration history")

@@ -393,12 +393,7 @@ def evaluate(checks, outcome, last_stage: str | None) -> list[dict]:
 def gate(checks, stage: str, history: dict) -> list[dict]:
     """The rows of the gates of ``stage`` (checks with ``gate`` and that stage) graded on its ``history``
     (name -> array) as it ended; a row not met stops the run (:func:`gate_failure`)."""
-    rows = []
-    for c in checks:
-        if c.gate and c.stage == stage:
-            value, note = _series(c, history)
-            rows.append(grade(c, value, note))
-    return rows
+    return [grade(c, *_series(c, history)) for c in checks if c.gate and c.stage == stage]
 
 
 def gate_failure(rows: list[dict], stage: str) -> str | None:
