@@ -97,7 +97,7 @@ refuses, a mesh token that is not ``reference`` or NXxNY with NX even); 130 / 14
 SIGINT / SIGTERM: the running levels are stopped (each records its own ``interrupted`` status),
 what was computed is written with status ``interrupted``.
 
-The modules of the study, each re-exported here: cases/studies/convergence_measures.py (the
+The modules of the study, each re-exported here: fem/studies/convergence.py (the
 measures: differences, orders, Richardson, the criterion, same impacts, energy creation),
 cases/studies/convergence_levels.py (a level, the plan, running the levels as processes),
 cases/studies/convergence_analysis.py (the study from the levels' summaries, the verdict, the
@@ -124,7 +124,7 @@ from fem.run.lifecycle import (EXIT_FAILED, BadInput, CaseParser, Run, add_run_f
                      execute, finite, prepare_output)
 from cases.studies.convergence_analysis import analyse, checks_of, level_record, rigid_reference
 from cases.studies.convergence_levels import CASES_DIR, STOP_WAIT, Level, LevelRunner, Plan
-from cases.studies.convergence_measures import (CONTRACTION, INSTANT_TOLERANCE, KE_TOLERANCE, MATCH_WINDOW,
+from fem.studies.convergence import (CONTRACTION, INSTANT_TOLERANCE, KE_TOLERANCE, MATCH_WINDOW,
                                                QUANTITIES, ROUND_OFF, as_array, criterion, difference_ratios,
                                                differences, energy_creation, initial_energy, observed_orders,
                                                richardson, same_impacts, tolerance_of)

@@ -30,7 +30,7 @@ whatever the record: its uplift fragility is a step there (beta = 0), and its fi
 
 Per measure and per model, the lognormal fragility P(PGA) = Phi(ln(PGA / theta) / beta), theta and beta by
 maximum likelihood on the binomial outcomes of the stripes (Baker 2015, Earthquake Spectra 31(1),
-"multiple stripes"; cases/studies/fragility_fit.py), with their standard errors; an undetermined fit (all
+"multiple stripes"; fem/studies/fragility.py), with their standard errors; an undetermined fit (all
 outcomes equal, a perfect separation, a falling probability) is said so, with where theta lies, and no theta.
 
 Outputs in --out (default results/fragility): ``points.csv`` (a row a record x PGA: the rigid and FE outcomes
@@ -51,7 +51,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from cases.studies import fragility_fit as fit
+from fem.studies import fragility as fit
 from cases.studies.fragility_report import fit_lines, plot, write_report
 from cases.table.summary import rigid_reference
 from fem import ranges

@@ -24,11 +24,11 @@ problem = Problem(
            Pair("BRICK_3_BOTTOM", "BRICK_2_TOP", Lagrange(mu=0.7))])
 shake = BaseMotion(3.0, x=read_record(record, column=1, scale=2.0), y=read_record(record, column=2, scale=2.0),
                    name="shake")
+steps = EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7)
 
 if __name__ == "__main__":
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("results/bricks_on_plinth")
-    outcome = simulate(problem, [Preload(), shake], out=out, quiet=False, case="bricks_on_plinth",
-                       steps=EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7))
+    outcome = simulate(problem, [Preload(), shake], out=out, quiet=False, case="bricks_on_plinth", steps=steps)
     print(f"{outcome.status} at t = {outcome.t_reached:.4g} s, {len(outcome.impacts)} impacts, energy books "
           f"{outcome.energy['relative_error']:.1e} of the input; overturned: "
           f"{', '.join(k for k, b in outcome.bodies.items() if b['overturned']) or 'none'}; see {out}/report.md")

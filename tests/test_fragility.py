@@ -1,5 +1,5 @@
 """The fragility study (cases/fragility.py, issue 29 deliverable 5) and its lognormal fit
-(cases/studies/fragility_fit.py): the maximum-likelihood fit recovers a known fragility and flags the
+(fem/studies/fragility.py): the maximum-likelihood fit recovers a known fragility and flags the
 data that do not determine one; the rigid study on a tiny grid; its refusals; (slow) the FE runs on a
 LocalCluster beside the rigid block, and a rerun that completes the missing point.
 
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy import optimize, stats
 
-from cases.studies import fragility_fit as fit
+from fem.studies import fragility as fit
 from contact.references import rocking_base
 from fem.loads import base_motion as bm
 

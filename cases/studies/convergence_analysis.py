@@ -5,7 +5,7 @@ block's reference (:func:`rigid_reference`) and the contract's checks (:func:`ch
 from __future__ import annotations
 
 from cases.studies.convergence_levels import Level
-from cases.studies.convergence_measures import (QUANTITIES, criterion, difference_ratios, differences,
+from fem.studies.convergence import (QUANTITIES, criterion, difference_ratios, differences,
                                                energy_creation, initial_energy, observed_orders, richardson,
                                                same_impacts, tolerance_of)
 

@@ -11,7 +11,7 @@ import numpy as np
 from fem.io import output_folder
 from fem.io.markdown import md_row, md_table
 from cases.studies.convergence_levels import Level, Plan
-from cases.studies.convergence_measures import QUANTITIES, as_array
+from fem.studies.convergence import QUANTITIES, as_array
 
 
 def _num(x, digits=6) -> str:

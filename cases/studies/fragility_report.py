@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cases.studies import fragility_fit as fit
+from fem.studies import fragility as fit
 from fem.io import output_folder
 from fem.io.markdown import md_table
 

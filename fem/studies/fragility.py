@@ -1,4 +1,5 @@
-"""The lognormal fragility function of a study's binomial outcomes (cases/fragility.py):
+"""The lognormal fragility function of a study's binomial outcomes (a study of the shaking table's
+block: cases/fragility.py):
 
     P(exceed | IM = x) = Phi(ln(x / theta) / beta),
 

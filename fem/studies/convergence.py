@@ -1,7 +1,8 @@
-"""The measures of a convergence study (cases/convergence.py), on the sequences of values of its
-levels: differences, their ratios, observed orders, Richardson estimates, the issue's criterion and
-its tolerances, whether the levels make the same impacts, whether a level creates energy. Pure
-functions of numbers; the definitions are in cases/convergence.py's docstring."""
+"""The measures of a convergence study in the time step or the mesh, on the sequences of values of its
+levels (finest last): differences, their ratios, observed orders, Richardson estimates, the convergence
+criterion and its tolerances, whether the levels make the same impacts, whether a level creates energy.
+Pure functions of numbers; the definitions and their reasons are in docs/convergence.md (a study of
+SDNV105's impacts: cases/convergence.py)."""
 from __future__ import annotations
 
 import math
