@@ -292,10 +292,14 @@ class MultiplierContact:
         return 2 * self.zone.size
 
     def set_phase(self, phase, u: np.ndarray) -> None:
-        """Friction coefficient of the phase; at the very first phase, the initial statuses: nodes
-        whose gap is zero or negative start closed (Code_Aster CONTACT_INIT='INTERPENETRE'), so a
-        body resting on another is supported from the first iteration."""
+        """Friction coefficient of the phase and its contact events (``closing`` and ``release``, when
+        the phase states them); at the very first phase, the initial statuses: nodes whose gap is zero
+        or negative start closed (Code_Aster CONTACT_INIT='INTERPENETRE'), so a body resting on another
+        is supported from the first iteration."""
         self.friction = self._default_friction if phase.friction is None else float(phase.friction)
+        events = getattr(phase, "contact_events", None)
+        if events is not None:
+            self.closing = self.release = events
         if self._state is None:
             gap = self.zone.geometry(self.points, u).gap
             closed = gap <= self.gap_tolerance

@@ -79,6 +79,34 @@ def test_a_bodys_kinetic_energy_is_its_own_column_the_whole_models_without_of():
     assert [r["value"] for r in rows] == [3.0, 5.0]
 
 
+@pytest.mark.parametrize("ny", [4, 8])
+def test_the_strain_energy_a_column_stores_under_its_weight_is_the_closed_form(ny, tmp_path):
+    """A column W x H on rollers (Poisson 0: the stress is uniaxial; small strains), its weight on it
+    quasi-statically (a Preload): sigma = rho g (H - y), U = t W (rho g)^2 H^3 / (6 E). Bilinear elements
+    make the nodal displacements of this one-dimensional field exact and its strain constant per element,
+    so they store U (1 - 1 / (4 ny^2)) (the strain's linear part, slope rho g / E, averaged away: h^2 /
+    (4 H^2) of U): the check of the strain energy meets that to 1e-9 and misses the plain U by the mesh's
+    1 / (4 ny^2). Read at the start of the stage after the preload, at rest where it left the column (a
+    preload's increments are load steps, no history a check reads).""" 
+    from fem.model.material import ElasticMaterial
+    from fem.problem import BaseMotion, Body, Preload, Problem, Support, Uniform, simulate
+    from helpers import grid_mesh
+
+    E, rho, W, H = 1e7, 2000.0, 0.2, 1.0
+    problem = Problem(grid_mesh(2, ny, width=W, height=H), bodies=[Body("BLOCK", ElasticMaterial(E, 0.0, rho))],
+                      supports=[Support("BASE", ("y",)), Support("O", ("x",))], kinematics="small_strain")
+    U = W * (rho * problem.gravity) ** 2 * H ** 3 / (6 * E)
+    exact = U * (1 - 1 / (4 * ny ** 2))
+    checks = [Check("strain_energy", ref, 1e-9, "column under its weight", at=0.0, name=name)
+              for name, ref in (("meshed", exact), ("continuum", U))]  # at rest where the preload left it
+    outcome = simulate(problem, [Preload(), BaseMotion(0.002)], out=tmp_path, steps=Uniform(1e-3), quiet=True,
+                       checks=checks)
+    rows = {c["quantity"]: c for c in outcome.checks if c.get("stated")}
+    assert rows["meshed"]["within_tolerance"] is True, rows["meshed"]
+    assert rows["continuum"]["within_tolerance"] is False
+    assert rows["continuum"]["value"] == pytest.approx(exact, rel=1e-9)
+
+
 @pytest.mark.parametrize("t0, t1", [(0.0, math.pi), (0.3, 1.7), (1e-4, 3e-4)])
 def test_the_integral_of_a_reaction_is_its_impulse(t0, t1):
     """int sin = cos t0 - cos t1; the trapezoidal rule on steps h errs by (t1 - t0) h^2 / 12 at most."""

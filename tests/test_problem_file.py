@@ -360,7 +360,7 @@ MISTAKES = [  # id, edits of GOOD, the key, a marker of its line (None: no line)
     ("no stages", [(PRELOAD, ""), ("[[stages]]", "[[stagez]]")], "stagez", "stagez", "unknown key"),
     ("TOML syntax", [("mu = 0.7", "mu = 0.7 0.8")], None, "mu = 0.7 0.8", "not valid TOML: "),
     ("self-weight unknown key", [(PRELOAD, SELF_WEIGHT), ("end = 0\n", "end = 0\nduration = 1.0\n")],
-     "stages[0].duration", "duration", "unknown key (known: kind, name, start, ramp_end, end, hold, friction, newton)"),
+     "stages[0].duration", "duration", "unknown key (known: kind, name, start, ramp_end, end, hold, friction, contact_events, newton)"),
     ("self-weight end a string", [(PRELOAD, SELF_WEIGHT), ("end = 0\n", 'end = "soon"\n')], "stages[0].end", "soon",
      'expected a number, got "soon"'),
     ("self-weight end missing", [(PRELOAD, SELF_WEIGHT), ("end = 0\n", "")], "stages[0].end", "[[stages]]",

@@ -179,7 +179,7 @@ def test_the_estimate_counts_each_stage_with_its_own_steps(tmp_path):
 # ----------------------------------------------------------------------------------- refusals
 MISTAKES = [  # id, edits of BLOCK, the key, a marker of its line, words
     ("tilt unknown key", [("angle = 0.05", "angle = 0.05\nangel = 0.05")], "stages[1].angel", "angel",
-     "unknown key (known: kind, name, start, end, angle, nodes, pivot, ramp, hold, friction, newton)"),
+     "unknown key (known: kind, name, start, end, angle, nodes, pivot, ramp, hold, friction, contact_events, newton)"),
     ("tilt nodes a string", [('nodes = ["C1", "O1"]', 'nodes = "C1"')], "stages[1].nodes", "nodes =",
      'expected a list of node group names (e.g. ["C1", "O1"]), got "C1"'),
     ("tilt nodes not strings", [('nodes = ["C1", "O1"]', 'nodes = ["C1", 2]')], "stages[1].nodes", "nodes =",
@@ -206,7 +206,7 @@ MISTAKES = [  # id, edits of BLOCK, the key, a marker of its line, words
     ("self-weight friction", [("friction = 0.0", "friction = -0.1")], "stages[0].friction", "friction = -0.1",
      "expected a number >= 0, got -0.1"),
     ("release unknown key", [("end = 0.2", "end = 0.2\nramp_end = 0.0")], "stages[2].ramp_end", "ramp_end = 0.0",
-     "unknown key (known: kind, name, start, end, velocity, acceleration, friction, newton)"),
+     "unknown key (known: kind, name, start, end, velocity, acceleration, friction, contact_events, newton)"),
     ("release first (check_stages)", [(SELF_WEIGHT + TILT, "")], "stages[0]", "]  # release",
      "the first stage must say when it starts (a Release continues the stage before it)"),
     ("windows row of 4 numbers", [("0.0, false, true]", "0.0]")], "steps.release.rows[1]", "[0.0025, 1.0",

@@ -6,8 +6,10 @@ the state the tilt leaves, and the exit code of a run whose energy books contrad
   impact as the rigid block of contact.references.rocking does, and the strain energy left at the end of the
   tilt is below 1e-6 of the potential-energy drop to that impact. The numbers are read here from the
   run's CSV histories (tilt_history.csv, history.csv), not from its summary.
-* ``code_aster`` (the benchmark's rule, kept for it bit for bit) at 0.1 rad stops after the tilt
-  with one ``error:`` line and exit 1: the block stores 1.56 MJ of strain energy then.
+* ``code_aster`` (the benchmark's rule, kept for it bit for bit) at 0.1 rad: the push's first step no
+  longer turns a cell inside out, the tilt ends with 5.2e-5 J stored and the release runs.
+* The tilt's gate (fem.problem.Check on the strain energy at its end, TILT_STRAIN_LIMIT of the rigid
+  block's drop): a tilt that stores more stops the run there, failed, one ``error:`` line, no release.
 * Energy books that miss by more than 1 % of the potential-energy drop make a completed run exit 1.
 
 Runtimes (this 2-core machine, one process): the default part 17 s (the 0.1 rad run of a 5 s, the
@@ -232,6 +234,29 @@ def test_the_code_aster_rule_at_a_large_tilt_no_longer_turns_a_cell_inside_out(t
     assert s["tilt"]["rotation"] == pytest.approx(math.asin(0.1), rel=1e-6)
     assert s["tilt"]["strain_energy_end"] < 1e-5 * rigid_drop(0.1)
     assert s["tilt"]["rigid_potential_drop"] == pytest.approx(rigid_drop(0.1), rel=1e-12)
+
+
+def test_a_tilt_that_strains_the_block_beyond_its_gate_stops_before_the_release(tmp_path, capsys, monkeypatch):
+    """The benchmark's tilt leaves 6.4e-5 J of strain energy in the block and its table (9.7e-6 J before it:
+    the self-weight's), 8.7e-6 of the rigid block's drop (``python cases/sdnv105a.py``, summary.json's tilt):
+    with the gate's limit lowered to 1e-9 of the drop that is too much. The run stops at the end of
+    the tilt (fem.problem.run_stages grades the gate there), failed, exit 1, its message the tilt's (what it
+    stored, the ratio, the limit, "the release was not run"); the self-weight and tilt histories on disk, no
+    release history; summary.json's tilt says what the gate read."""
+    from cases.sdnv105 import phases, run as sdnv105_run
+
+    for module in (phases, sdnv105_run):
+        monkeypatch.setattr(module, "TILT_STRAIN_LIMIT", 1e-9)
+    code, err, s = run("a", tmp_path, capsys, "--t-end", "0.01")
+    assert code == 1 and s["status"] == "failed"
+    assert err.strip().splitlines()[-1].startswith("error: tilt: the block stores"), err
+    assert "the release was not run" in s["message"]
+    tilt = s["tilt"]
+    assert tilt["passed"] is False and tilt["limit"] == 1e-9
+    assert tilt["strain_energy_ratio"] == pytest.approx(tilt["strain_energy_end"] / rigid_drop(0.01), rel=1e-9)
+    tilted = read_history(tmp_path / "tilt_history.csv")
+    assert tilted["t"][-1] == pytest.approx(0.0, abs=1e-12) and tilted["strain_energy"][-1] == tilt["strain_energy_end"]
+    assert (tmp_path / "selfweight_history.csv").exists() and not (tmp_path / "history.csv").exists()
 
 
 def test_energy_books_that_contradict_the_run_exit_1(tmp_path, capsys):

@@ -148,10 +148,7 @@ def build(config: Config) -> Study:
         text = str(err).removeprefix("mesh: ")
         raise BadInput(f"--mesh {config.mesh}: {text}" if config.mesh is not None else text) from None
     assembled.warnings = tuple(warnings) + tuple(assembled.warnings)
-    term = assembled.terms[0]
-    if hasattr(term, "closing"):
-        term.closing = term.release = "immediate"  # the release's, located or not, is set when it starts
-    slave = term.zone.slave
+    slave = assembled.terms[0].zone.slave  # (its contact events are the stages': phases.preload_events)
     contact_index = {name: int(np.flatnonzero(slave == mesh.node(name))[0]) for name in ("O", "A")}
     return Study(config, problem, assembled, contact_index)
 

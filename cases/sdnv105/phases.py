@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from fem.loads.functions import PiecewiseLinear
 from fem.loads.applied import Gravity, ImposedDisplacement, RigidRotation
 from fem.problem import ImposedMotion, Release, SelfWeight, Support, Tilt
@@ -111,7 +113,22 @@ def self_weight_stage(study: Study) -> SelfWeight:
     newton = NewtonSettings(rela=1e-6, maxi=2e-3 if spec.name != "b" else 2e-4, max_iterations=40,
                             predictor=PREDICTOR)
     return SelfWeight(GRAVITY_RAMP.times[0], GRAVITY_RAMP.times[-1], -0.825, hold=[Support(anchor(study), ("x",))],
-                      friction=0.0, newton=newton, name="self-weight")
+                      friction=0.0, newton=newton, name="self-weight", contact_events=preload_events(study))
+
+
+def preload_events(study: Study) -> str | None:
+    """The contact events of the self-weight and the tilt: Code_Aster's immediate rules for the multiplier
+    contacts (a, c; d's before its release), whatever the mass; b's shock springs have none (None)."""
+    return "immediate" if study.config.spec.contact in ("lagrange", "augmented", "theta") else None
+
+
+def release_events(study: Study) -> str | None:
+    """The release's contact events: Config.contact_events_resolved for a and c (located with the
+    redistributed mass by default), Code_Aster's immediate rules for d's position-level term before its
+    velocity-level continuation takes over; b's springs have none (None)."""
+    spec = study.config.spec
+    return (study.config.contact_events_resolved if spec.contact in ("lagrange", "augmented") else
+            "immediate" if spec.contact == "theta" else None)
 
 
 @dataclass(frozen=True)
@@ -155,9 +172,10 @@ def tilt_stage(study: Study):
                    ImposedDisplacement("C1", "x", -cfg.tilt_angle * cfg.height, TILT_RAMP))
         return ImposedMotion(0.0, motions, start=TILT_START, friction=friction,
                              newton=NewtonSettings(rela=1e-5, maxi=1e-4, max_iterations=30, predictor=PREDICTOR),
-                             name="tilt")
+                             name="tilt", contact_events=preload_events(study))
     return Tilt(0.0, cfg.tilt_angle, tilt_nodes(cfg), "O", EXACT_TILT_RAMP, start=TILT_START, friction=friction,
-                newton=NewtonSettings(rela=1e-5, max_iterations=30, predictor=PREDICTOR), name="tilt")
+                newton=NewtonSettings(rela=1e-5, max_iterations=30, predictor=PREDICTOR), name="tilt",
+                contact_events=preload_events(study))
 
 
 def tilt_phase(study: Study, start: State) -> Phase:
@@ -167,15 +185,15 @@ def tilt_phase(study: Study, start: State) -> Phase:
     return dynamic_phase(study.assembled, tilt_stage(study), start, study.config.spec.newton_release, HHT(-0.6))
 
 
-def tilt_check(study: Study, start: dict, end: dict, state: State) -> dict:
+def tilt_check(study: Study, start: dict, end: dict, u: np.ndarray) -> dict:
     """What the tilt left, from the history rows of its start (``start``, the self-weight state at
-    -1.05 s) and end (``end``, 0 s) and the state at its end: the rule, the rotation of the segment
+    -1.05 s) and end (``end``, 0 s) and the displacements ``u`` (n_dofs,) at its end: the rule, the rotation of the segment
     O1 -> C1 (the block's axis; asked: --tilt-angle), the strain energy at both ends and at the end
     relative to the rigid block's potential-energy drop. ``passed`` is False when that ratio exceeds
     TILT_STRAIN_LIMIT: the tilt did not leave the block tilted rigidly (the release would start from
     another state than its references assume)."""
     cfg, mesh = study.config, study.mesh
-    x = mesh.points[:, :2] + state.u.reshape(-1, 2)
+    x = mesh.points[:, :2] + np.asarray(u).reshape(-1, 2)
     base, top = x[mesh.node("O1")], x[mesh.node("C1")]
     axis0 = mesh.points[mesh.node("C1"), :2] - mesh.points[mesh.node("O1"), :2]
     axis = top - base
@@ -234,6 +252,8 @@ def release_windows(study: Study) -> list[Window]:
 
 
 def release_stage(study: Study) -> Release:
-    """The free rocking from rest at 0 s to --t-end: constant gravity, friction mu, the modeling's Newton."""
+    """The free rocking from rest at 0 s to --t-end: constant gravity, friction mu, the modeling's Newton, its
+    contact events (:func:`release_events`)."""
     cfg = study.config
-    return Release(cfg.t_end, friction=cfg.mu, newton=cfg.spec.newton_release, name="release")
+    return Release(cfg.t_end, friction=cfg.mu, newton=cfg.spec.newton_release, name="release",
+                   contact_events=release_events(study))

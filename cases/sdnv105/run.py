@@ -2,11 +2,13 @@
 
 The block settles under its weight (a SelfWeight stage to -0.825 s), is tilted from its state at
 -1.05 s (an ImposedMotion or a Tilt restarted there, to 0 s), and released at rest (a Release to
---t-end), each stage stepped as the benchmark says (cases.sdnv105.release) by
-fem.problem.run_stages. The histories (selfweight_history.csv, tilt_history.csv, history.csv with
-the contact columns of O and A) and ParaView series are written as the run goes; a Newton failure, a
-failed tilt (checked between the tilt and the release), energy created at a contact event or a signal
-ends it with everything before on disk (:class:`RunOutput`).
+--t-end), each stage stepped as the benchmark says (cases.sdnv105.release), all three by one
+fem.problem.run_stages, as any problem's stages: the tilt's gate is a stated check (:func:`tilt_gate`),
+the release's contact events a stage option (phases.release_events), the energy-creation watch a hook
+after each step. The histories (selfweight_history.csv, tilt_history.csv, history.csv with the contact
+columns of O and A) and ParaView series are written as the run goes; a Newton failure, a tilt that
+fails its gate, energy created at a contact event or a signal ends it with everything before on disk
+(:class:`RunOutput`).
 """
 from __future__ import annotations
 
@@ -17,14 +19,14 @@ import numpy as np
 
 from contact.output import ContactRecorder
 from fem.io.recorder import NodeProbe, add_statistics
-from fem.problem import Settings, run_stages
+from fem.problem import Check, Settings, run_stages
 from fem.stage.energy import CreationWatch
 from fem.time.interrupt import Interrupted
 from fem.time.march import march
 from cases.sdnv105.energy import creation_hook, creation_report
 from cases.sdnv105.model import Study
-from cases.sdnv105.phases import (TILT_START, release_stage, self_weight_stage, tilt_check, tilt_failure,
-                                         tilt_stage)
+from cases.sdnv105.phases import (TILT_START, TILT_STRAIN_LIMIT, release_stage, self_weight_stage, tilt_check,
+                                  tilt_failure, tilt_stage)
 from cases.sdnv105.release import stage_steps
 from cases.sdnv105.rigid import rigid_potential_drop
 
@@ -41,8 +43,8 @@ class RunOutput:
     interrupted: Interrupted | None = None  # the signal that stopped the run, if one did
     tilt: dict | None = None  # tilt_check of the end of the tilt (None: the tilt did not finish)
     energy_creation: dict | None = None  # creation_report of the release (None: no release)
-    # the checks every run makes (fem.problem.simulate: each pair's penetration and reaction alternation), of
-    # the self-weight and tilt, then of the release, each named after its part; the energy books are the case's
+    # the checks every run makes (fem.problem.simulate: each pair's penetration and reaction alternation, over
+    # the whole run); the energy books are the case's
     physical: list | None = None
 
     @property
@@ -80,65 +82,74 @@ def _row(columns: dict, k: int) -> dict:
     return {name: float(values[k]) for name, values in columns.items()}
 
 
+def tilt_gate(study: Study) -> Check:
+    """The tilt's gate (fem.problem.Check, graded when the tilt ends; the release does not start when it
+    is not met): the strain energy the block stores at the end of the tilt, at most TILT_STRAIN_LIMIT of
+    the rigid block's potential-energy drop to its first impact (a tilt that turned the block rigidly
+    stores next to none; phases.tilt_check says what it left, phases.tilt_failure why it failed)."""
+    limit = TILT_STRAIN_LIMIT * rigid_potential_drop(study.config)
+    return Check("strain_energy", 0.0, limit, "a rigid tilt stores no strain energy (TILT_STRAIN_LIMIT of the rigid "
+                 "block's potential-energy drop)", at=0.0, stage="tilt", criterion="absolute", gate=True,
+                 name="tilt: strain energy at its end")
+
+
 def run(study: Study, integrator=march) -> RunOutput:
-    """All stages: self-weight (recorded to -0.825 s), tilt restarted from the state at -1.05 s,
-    release at rest at t = 0, free rocking. Histories and ParaView series are written as the run
-    goes; a failure is reported in the output (everything before it is on disk). ``integrator``:
-    what marches a stage (fem.time.march.march or a stand-in with its signature)."""
+    """All stages, one fem.problem.run_stages: self-weight (recorded to -0.825 s), tilt restarted from the
+    state at -1.05 s (its gate: :func:`tilt_gate`), release at rest at t = 0, free rocking, its contact
+    events watched for energy created (fem.stage.energy.CreationWatch). Histories and ParaView series are
+    written as the run goes; a failure is reported in the output (everything before it is on disk).
+    ``integrator``: what marches a stage (fem.time.march.march or a stand-in with its signature)."""
     cfg = study.config
     t0 = time.perf_counter()
-    stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0, "stepping_s": 0.0}
+    watch = CreationWatch(rigid_potential_drop(cfg), cfg.creation_limit)
+    creation = creation_hook(study, watch)
+    tilted: dict = {}  # the displacements at the tilt's last step (the block's axis there: tilt_check)
+    series: list = []  # contact nodes as their own ParaView point set, opened at the release's first archive
+
+    def after_step(stage: str, result) -> None:
+        if stage == "tilt":
+            tilted["u"] = result.state.u
+        elif stage == "release":
+            creation(stage, result)
+
+    def archived(t, u):
+        # status, gap, RN, RT, RX, RY, slip (d's term is the velocity-level one once the release starts: the
+        # recorder reads the current term)
+        if not series:
+            series.append(ContactRecorder(study.mesh, {"base": study.contact}, cfg.out, history=False))
+        series[0].terms["base"] = study.contact
+        series[0].record(t, u)
+
     settings = Settings(steps=stage_steps(study), probes=_probes(), kinetic_group="BLOCK", paraview=cfg.paraview,
                         observers=(ContactColumns(study),), body_watches=(), march=integrator,
-                        histories={"self-weight": "selfweight_history", "tilt": "tilt_history"})
-    failure = interrupted = tilt = watch = None
-    release: dict = {}
-    before = run_stages(study.assembled, [self_weight_stage(study), tilt_stage(study)], cfg.out, settings)
-    add_statistics(stats, before.stats)
-    physical = run_checks(before, "self-weight and tilt")
-    preload = before.histories.get("self-weight", {})
-    if before.status != "complete":
-        failure, interrupted = f"preload: {before.message}", before.interrupted
-    else:
-        tilted = before.histories["tilt"]
+                        histories={"self-weight": "selfweight_history", "tilt": "tilt_history", "release": "history"},
+                        after_step=(after_step,), on_archived={"release": archived} if cfg.paraview else None,
+                        checks=(tilt_gate(study),))
+    stages = [self_weight_stage(study), tilt_stage(study), release_stage(study)]
+    try:
+        outcome = run_stages(study.assembled, stages, cfg.out, settings)
+    finally:
+        for s in series:
+            s.close()
+    histories = outcome.histories
+    preload, release = histories.get("self-weight", {}), histories.get("release", {})
+    tilt = None
+    if histories.get("tilt") and "u" in tilted and abs(histories["tilt"]["t"][-1]) <= 1e-9:
         start = _row(preload, int(np.argmin(np.abs(preload["t"] - TILT_START))))
-        tilt = tilt_check(study, start, _row(tilted, -1), before.state)
-        if not tilt["passed"]:
-            failure = tilt_failure(tilt)
-    refinements: list = []
-    if failure is None:
-        watch = CreationWatch(rigid_potential_drop(cfg), cfg.creation_limit)
-        if cfg.contact_events_resolved == "located" and hasattr(study.contact, "closing"):
-            # contacts close and open at their instants (contact.multipliers, closing and release
-            # rules): the immediate rules take and give O(dt) energy that depends on where in the step
-            # a corner lands or lifts. The release only: the preload has no impact.
-            study.contact.closing = study.contact.release = "located"
-        # contact nodes as their own ParaView point set: status, gap, RN, RT, RX, RY, slip (d's term is
-        # the velocity-level one once the release starts: the recorder reads the current term)
-        series = ContactRecorder(study.mesh, {"base": study.contact}, cfg.out, history=False) if cfg.paraview else None
-
-        def archived(t, u):
-            series.terms["base"] = study.contact
-            series.record(t, u)
-
-        after = run_stages(study.assembled, [release_stage(study)], cfg.out,
-                           replace(settings, after_step=(creation_hook(study, watch),),
-                                   on_archived={"release": archived} if series is not None else None),
-                           state=before.state)
-        if series is not None:
-            series.close()
-        add_statistics(stats, after.stats)
-        release, refinements = after.histories.get("release", {}), after.spans
-        physical += run_checks(after, "release")
-        if after.status != "complete":
-            failure, interrupted = f"release: {after.message}", after.interrupted
+        tilt = tilt_check(study, start, _row(histories["tilt"], -1), tilted["u"])
+    failure = None
+    if outcome.status != "complete":
+        part = "release" if "release" in histories else "preload"
+        failure = tilt_failure(tilt) if tilt is not None and not tilt["passed"] else f"{part}: {outcome.message}"
+    stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0, "stepping_s": 0.0}
+    add_statistics(stats, outcome.stats)
     stats["wall_s"] = time.perf_counter() - t0
-    stats["automatic_refinements"] = refinements
-    return RunOutput(release, preload, stats, failure, interrupted, tilt,
-                     creation_report(study, watch) if watch is not None else None, physical)
+    stats["automatic_refinements"] = outcome.spans
+    return RunOutput(release, preload, stats, failure, outcome.interrupted, tilt,
+                     creation_report(study, watch) if "release" in histories else None, run_checks(outcome))
 
 
-def run_checks(outcome, part: str) -> list[dict]:
-    """The checks every run makes of a part of the run (fem.problem.simulate's outcome: penetration, reaction
-    alternation), each named after ``part``, without its energy books (the case books the whole run)."""
-    return [{**c, "quantity": f"{part}: {c['quantity']}", "rel_error": None} for c in outcome.run_checks]
+def run_checks(outcome) -> list[dict]:
+    """The checks every run makes (fem.problem.simulate's outcome: penetration, reaction alternation), without
+    its energy books (the case books the release) and its stated checks (the tilt's gate: RunOutput.tilt)."""
+    return [{**c, "rel_error": None} for c in outcome.run_checks]

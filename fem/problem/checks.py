@@ -25,6 +25,8 @@ displacement           a node      ``u`` of ``component`` x or y (``ux[NODE]``) 
 velocity               a node      ``v`` of ``component`` (``vx[NODE]``)               m/s
 kinetic_energy         body / --   ``ke[BODY]`` (a body's, Code_Aster ENER_CIN on its   J
                                    group), ``ke`` (the whole model's)
+strain_energy          --          the whole model's ``strain_energy`` (the books'      J
+                                   elastic energy: a tilt that strains a block)
 uplift_time            body/pair   the first instant a pair of it opens by LIFT        s
 overturn_time          a body      the instant its rotation reached its limit          s
 impact_time            pair / --   the instant of impact number ``impact`` (1 first)  s
@@ -64,6 +66,7 @@ QUANTITIES = {
     "displacement": ("node", "m", True),
     "velocity": ("node", "m/s", True),
     "kinetic_energy": ("body?", "J", True),
+    "strain_energy": (None, "J", True),
     "uplift_time": ("body|pair", "s", False),
     "overturn_time": ("body", "s", False),
     "impact_time": ("pair?", "s", False),
@@ -238,7 +241,7 @@ class Check:
                 "gap": f"gap[{of}@{node}]" if node else f"max_gap[{of}]", "penetration": f"penetration[{of}]",
                 "friction_demand": f"friction_demand[{of}]", "displacement": f"u{self.component}[{of}]",
                 "velocity": f"v{self.component}[{of}]",
-                "kinetic_energy": f"ke[{of}]" if of else "ke"}.get(self.quantity)
+                "kinetic_energy": f"ke[{of}]" if of else "ke", "strain_energy": "strain_energy"}.get(self.quantity)
 
     def unit(self) -> str:
         return "s" if self.result == "instant" else QUANTITIES[self.quantity][1]

@@ -97,7 +97,7 @@ def check_stages(stages, continued: bool = False) -> tuple:
 
 def check_groups(assembled: Assembled, stages, settings=None) -> None:
     """Refuse (BadInput naming the key) a stage's group the mesh does not have: holds, imposed motions,
-    a tilt's nodes and pivot (groups of one node); a steps spec named for no stage; with ``settings``
+    a tilt's nodes and pivot (groups of one node); contact events stated where no pair has any; a steps spec named for no stage; with ``settings``
     (fem.problem.simulate.Settings), a step that does not fit its stage (:func:`check_steps`)."""
     mesh = assembled.mesh
     for s in stages:
@@ -110,6 +110,9 @@ def check_groups(assembled: Assembled, stages, settings=None) -> None:
             _one_node(assembled, f"stages.{s.name}.pivot", s.pivot)
             for g in s.nodes:
                 _one_node(assembled, f"stages.{s.name}.nodes", g)
+        if getattr(s, "contact_events", None) is not None and not any(hasattr(t, "closing") for t in assembled.terms):
+            raise BadInput(f"stages.{s.name}.contact_events: no pair has contact events to place (only Lagrange and "
+                           f"augmented pairs have: a penalty spring acts on the penetration as it is)")
     named = getattr(settings, "steps", None)
     if isinstance(named, Mapping):
         unknown = sorted(set(named) - {s.name for s in stages})
@@ -225,4 +228,5 @@ def dynamic_phase(assembled: Assembled, stage, state: State, newton: NewtonSetti
     t_end = stage_end(stage, t_start)
     return Phase(stage.name, t_start, t_end, t_end - t_start, scheme, gravity=gravity, inertial=inertial,
                  constraints=held, friction=getattr(stage, "friction", None),
+                 contact_events=getattr(stage, "contact_events", None),
                  newton=getattr(stage, "newton", None) or newton)

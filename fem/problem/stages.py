@@ -110,7 +110,9 @@ class BaseMotion:
 
     x, y : :class:`fem.loads.base_motion.MotionHistory` (Harmonic, SinePulse, CosinePulse, Ramp,
         Record, Scaled) or None.  newton : this stage's Newton settings (fem.stage.phase.NewtonSettings;
-        None: the run's)."""
+        None: the run's).  contact_events : when its multiplier contacts close and open,
+        "immediate" (Code_Aster's) or "located" (the step cut at the instant; contact.multipliers), None:
+        as the stage before left them (at first the law's own: located when the slave nodes are massless)."""
 
     duration: float
     x: MotionHistory | None = None
@@ -118,9 +120,11 @@ class BaseMotion:
     name: str = "base motion"
     gravity: tuple | None = None
     newton: object = None
+    contact_events: str | None = None
 
     def __post_init__(self) -> None:
         check_gravity(self)
+        check_contact_events(self)
         if isinstance(self.duration, bool) or not isinstance(self.duration, (int, float)) \
                 or not (math.isfinite(self.duration) and self.duration > 0):
             raise BadInput(f"stages.{self.name}.duration: a finite number > 0 s, got {self.duration!r}")
@@ -149,7 +153,7 @@ class BaseMotion:
 class SelfWeight:
     """Gravity ramped dynamically from 0 at ``start`` to its full value at ``ramp_end``, then held to
     ``end`` (absolute times [s]; start < ramp_end, start < end: a stage may end before its ramp does);
-    ``hold``: supports of this stage only; ``friction``, ``newton``: as :class:`ImposedMotion`. It starts
+    ``hold``: supports of this stage only; ``friction``, ``newton``, ``contact_events``: as :class:`ImposedMotion`. It starts
     the run (from rest at ``start``) or continues the stage before it."""
 
     start: float
@@ -160,9 +164,11 @@ class SelfWeight:
     friction: float | None = None
     newton: object = None
     gravity: tuple | None = None
+    contact_events: str | None = None
 
     def __post_init__(self) -> None:
         check_gravity(self)
+        check_contact_events(self)
         object.__setattr__(self, "hold", tuple(self.hold))
         for key in ("start", "ramp_end", "end"):
             value = getattr(self, key)
@@ -186,6 +192,19 @@ class SelfWeight:
         return 0.0, 0.0
 
 
+#: when a stage's multiplier contacts (Lagrange, augmented) close and open (contact.multipliers): "immediate",
+#: Code_Aster's, at the end of the step where it happens; "located", the step cut at the landing or the lift
+CONTACT_EVENTS = ("immediate", "located")
+
+
+def check_contact_events(stage) -> None:
+    """``contact_events``: None (the rules the stage before left, at first the pair's law's own: located when
+    its slave nodes are massless) or one of :data:`CONTACT_EVENTS`."""
+    events = stage.contact_events
+    if events is not None and events not in CONTACT_EVENTS:
+        raise BadInput(f"stages.{stage.name}.contact_events: {events!r} is not one of {', '.join(CONTACT_EVENTS)}")
+
+
 def _check_common(stage, keys=("end",)) -> None:
     """The checks the later stages share: finite times, friction >= 0, hold a tuple."""
     object.__setattr__(stage, "hold", tuple(getattr(stage, "hold", ())))
@@ -197,6 +216,7 @@ def _check_common(stage, keys=("end",)) -> None:
             raise BadInput(f"stages.{stage.name}.{key}: a finite number [s], got {value!r}")
     check_times(stage, keys)
     check_friction(stage)
+    check_contact_events(stage)
     if getattr(stage, "start", None) is not None and not stage.start < stage.end:
         raise BadInput(f"stages.{stage.name}: start before end [s] needed, got start {stage.start!r}, end {stage.end!r}")
 
@@ -212,7 +232,11 @@ class ImposedMotion:
         before reached at that time, one of its step times (Code_Aster's ETAT_INIT with INST: the stage
         before may go on past it for its own record, as SDNV105's self-weight does).
     friction : every pair's Coulomb coefficient during the stage (None: each pair's own).
-    newton : the stage's Newton settings (fem.stage.phase.NewtonSettings; None: the simulation's)."""
+    newton : the stage's Newton settings (fem.stage.phase.NewtonSettings; None: the simulation's).
+    contact_events : when the multiplier pairs (Lagrange, augmented) close and open during the stage:
+        "immediate" (Code_Aster's: at the end of the step where it happens) or "located" (the step cut at
+        the landing or the lift, so that no event gives energy back; contact.multipliers); None: as the
+        stage before left them, at first the law's own (located when the slave nodes are massless)."""
 
     end: float
     motions: tuple = ()
@@ -222,6 +246,7 @@ class ImposedMotion:
     newton: object = None
     name: str = "imposed motion"
     gravity: tuple | None = None
+    contact_events: str | None = None
 
     def __post_init__(self) -> None:
         check_gravity(self)
@@ -251,7 +276,7 @@ class Tilt:
     fix its rotation and position: a block tilted onto its corner from rest, as SDNV105's exact rule.
 
     ramp : t -> [0, 1] with ramp = 0 at the stage's start (fem.loads.functions.PiecewiseLinear).
-    start, hold, friction, newton : as :class:`ImposedMotion`."""
+    start, hold, friction, newton, contact_events : as :class:`ImposedMotion`."""
 
     end: float
     angle: float
@@ -264,6 +289,7 @@ class Tilt:
     newton: object = None
     name: str = "tilt"
     gravity: tuple | None = None
+    contact_events: str | None = None
 
     def __post_init__(self) -> None:
         check_gravity(self)
@@ -299,7 +325,7 @@ class Release:
         give it g sin(beta) at once).
     start : None: the stage continues the one before; a time [s]: from rest on the undeformed mesh
         when it is the first stage, else from the stage before's state at that time.
-    friction, newton : as :class:`ImposedMotion`."""
+    friction, newton, contact_events : as :class:`ImposedMotion`."""
 
     end: float
     friction: float | None = None
@@ -309,6 +335,7 @@ class Release:
     velocity: Mapping = field(default_factory=dict)
     acceleration: str = "equilibrium"
     start: float | None = None
+    contact_events: str | None = None
 
     def __post_init__(self) -> None:
         check_gravity(self)

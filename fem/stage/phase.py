@@ -94,6 +94,8 @@ class Phase:
     inertial : d'Alembert loads of a moving support, the run written in its frame (fem.loads.applied.InertialLoad).
     constraints : imposed displacements (supports, imposed motions).
     friction : Coulomb coefficient for the contact terms during this phase (None: keep the law's).
+    contact_events : "immediate" or "located": when the multiplier contacts close and open from this
+        phase on (contact.multipliers); None: as they are.
     newton, subdivision : solver settings.
     archive_every : yield ``archived=True`` every this many steps (and at the phase end).
     """
@@ -108,6 +110,7 @@ class Phase:
     inertial: tuple[InertialLoad, ...] = ()
     constraints: tuple[ImposedDisplacement, ...] = ()
     friction: float | None = None
+    contact_events: str | None = None
     newton: NewtonSettings = field(default_factory=NewtonSettings)
     subdivision: Subdivision = field(default_factory=Subdivision)
     archive_every: int = 1
@@ -121,6 +124,8 @@ class Phase:
             )
         if self.friction is not None and not self.friction >= 0:
             raise ValueError(f"phase {self.name!r}: friction coefficient must be >= 0, got {self.friction}")
+        if self.contact_events not in (None, "immediate", "located"):
+            raise ValueError(f"phase {self.name!r}: contact events 'immediate' or 'located', got {self.contact_events!r}")
         if self.archive_every < 1:
             raise ValueError(f"phase {self.name!r}: archive_every must be >= 1")
 

@@ -27,6 +27,7 @@ from fem.model.material import ElasticMaterial
 from fem.problem import (BaseMotion, Body, CentralDifferences, EventSteps, Pair, Preload, Problem, Spring,
                          Support, Uniform, Windows)
 from fem.problem.definition import load_mesh
+from fem.problem.stages import CONTACT_EVENTS
 from fem.problem.physics import check_stages, check_steps
 from fem.problem.simulate import ALPHA, ALPHA_FINE
 from fem.io.results import SERIES_FORMATS
@@ -216,7 +217,8 @@ def _stage(src: Source, t: dict, path: tuple, folder: Path):
     tab(src, t, path, BASE_MOTION)
     duration = num(src, t, path, "duration", low=0, open_low=True, kind=r.DURATION)
     x, y = (motion(src, t[c], path + (c,), folder) if c in t else None for c in ("x", "y"))
-    return BaseMotion(duration, x, y, text(src, t, path, "name", "base motion"), newton=_newton(src, t, path))
+    return BaseMotion(duration, x, y, text(src, t, path, "name", "base motion"), newton=_newton(src, t, path),
+                      contact_events=text(src, t, path, "contact_events", None, choices=CONTACT_EVENTS))
 
 
 def _timed(src: Source, t: dict, path: tuple, kind: str):
@@ -241,7 +243,8 @@ def _timed(src: Source, t: dict, path: tuple, kind: str):
             raise src.refuse(path + ("velocity",), f"expected a table {{ GROUP = [vx, vy] }} [m/s], got {shown(velocity)}")
         kw["velocity"] = {g: _numbers(src, velocity, path + ("velocity",), g, kind=r.VELOCITY) for g in velocity}
     name = kw["name"] = text(src, t, path, "name", cls.name)
-    kw.update(friction=num(src, t, path, "friction", None, low=0, kind=r.FRICTION), newton=_newton(src, t, path))
+    kw.update(friction=num(src, t, path, "friction", None, low=0, kind=r.FRICTION), newton=_newton(src, t, path),
+              contact_events=text(src, t, path, "contact_events", None, choices=CONTACT_EVENTS))
     try:
         return cls(**kw)
     except BadInput as err:  # "stages.NAME.KEY: what", or "stages.NAME: start before ... end": at the later time,

@@ -38,6 +38,9 @@ NEWTON = ("rela", "Newton's relative residual bound, Code_Aster's RESI_GLOB_RELA
          ("predictor", 'the first iterate: "constant_velocity", "constant_acceleration" or "none"')
 HOLD = "supports of this stage only, a list of { group, components } tables (as [[supports]])"
 FRICTION = "the friction coefficient of every pair in this stage (default: each pair's own mu)"
+EVENTS = ('when the Lagrange and augmented pairs close and open: "immediate" (Code_Aster\'s, at the end of the '
+          'step) or "located" (the step cut at the landing or the lift); default: as the stage before left them, '
+          'at first located where the slave nodes are massless')
 STAGE_NEWTON = "{ rela, maxi, max_iterations, predictor } (keys left out: the run's settings)"
 
 TABLES = (
@@ -151,6 +154,7 @@ TABLES = (
         ("end", "its end [s] (required)"),
         ("hold", HOLD),
         ("friction", FRICTION),
+        ("contact_events", EVENTS),
         ("newton", STAGE_NEWTON),
     )),
     Table('[[stages]] kind = "tilt"', "one-node groups turned rigidly about a pivot", (
@@ -164,6 +168,7 @@ TABLES = (
         ("ramp", "{ times, values }: the fraction of the angle in time, linear between its points"),
         ("hold", HOLD),
         ("friction", FRICTION),
+        ("contact_events", EVENTS),
         ("newton", STAGE_NEWTON),
     )),
     Table('[[stages]] kind = "imposed_motion"', "displacements imposed on groups", (
@@ -174,6 +179,7 @@ TABLES = (
         ("motions", "a list of { group, component, value, ramp } tables (required)"),
         ("hold", HOLD),
         ("friction", FRICTION),
+        ("contact_events", EVENTS),
         ("newton", STAGE_NEWTON),
     )),
     Table('[[stages]] kind = "release"', "the bodies let go where the stage before left them", (
@@ -184,6 +190,7 @@ TABLES = (
         ("velocity", "initial velocities: { GROUP = [vx, vy] } [m/s]"),
         ("acceleration", 'the initial acceleration: "equilibrium" (default) or "zero"'),
         ("friction", FRICTION),
+        ("contact_events", EVENTS),
         ("newton", STAGE_NEWTON),
     )),
     Table('[[stages]] kind = "base_motion"', "the table moved by a horizontal and a vertical acceleration", (
@@ -192,6 +199,7 @@ TABLES = (
         ("duration", "its span [s] (required)"),
         ("x", "the horizontal acceleration: a record or a closed form (below)"),
         ("y", "the vertical acceleration, the same way"),
+        ("contact_events", EVENTS),
         ("newton", STAGE_NEWTON),
     )),
     Table("newton = { ... }", "Newton's settings of a stage (Code_Aster's CONVERGENCE)", NEWTON),
@@ -271,7 +279,7 @@ TABLES = (
     )),
     Table("[[checks]]", "a quantity the run is graded by, as Code_Aster's TEST_RESU (docs/problem.md, Checks)", (
         ("quantity", "rotation, rotation_rate, reaction, gap, penetration, friction_demand, displacement, "
-                     "velocity, kinetic_energy, uplift_time, overturn_time, impact_time or impact_kinetic_energy"),
+                     "velocity, kinetic_energy, strain_energy, uplift_time, overturn_time, impact_time or impact_kinetic_energy"),
         ("of", "the body, pair or one-node group it is read on"),
         ("node", "a slave node's group, for a pair's reaction or gap at that node"),
         ("component", '"x" or "y", for a displacement or a velocity'),
