@@ -307,6 +307,15 @@ class ShockSprings:
         """Contact state of the last commit (before any commit: open, geometry at u = 0)."""
         return self._state
 
+    def stored_energy(self) -> float:
+        """Energy [J] the springs store elastically at the last commit: 1/2 RIGI_NOR p^2 for each penetration
+        p > 0 plus 1/2 RIGI_TAN e^2 for each tangential spring's elongation e (what they may give back
+        without creating any: fem.stage.energy.CreationWatch)."""
+        p = np.maximum(-np.asarray(self.state().gap, dtype=float), 0.0)
+        p = np.where(np.isfinite(p), p, 0.0)
+        return float(0.5 * self.law.normal_stiffness * np.sum(p * p)
+                     + 0.5 * self.law.tangential_stiffness * np.sum(self.elongation ** 2))
+
     @property
     def elongation(self) -> np.ndarray:
         """Committed tangential spring elongations e (n_s,) [m] (a copy)."""

@@ -110,7 +110,8 @@ def run(a, command: str) -> int:
     with pf.refusals(out_given=a.out is not None):
         outcome = simulate(replace(pf.problem, mesh=mesh), pf.stages, out=out, steps=pf.steps, alpha=pf.alpha,
                            alpha_fine=pf.alpha_fine, theta=pf.theta, paraview=pf.paraview, quiet=a.quiet,
-                           case=a.file.stem, command=command, parameters=pf.data, checks=pf.checks)
+                           case=a.file.stem, command=command, parameters=pf.data, checks=pf.checks,
+                           energy_creation=pf.energy_creation)
     try:
         print("\n".join(outcome.lines()), flush=True)
     except (OSError, ValueError):  # a closed stdout: the run's files say it all

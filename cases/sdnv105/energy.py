@@ -1,18 +1,16 @@
 """SDNV105 — the energy checks of the release.
 
-During the run, the watch on the energy each contact event creates (fem.stage.energy.CreationWatch,
-:func:`creation_hook`: a run stops at an event that gives back more than its limit) and its report for
-summary.json (:func:`creation_report`); after it, the energy books' balance (:func:`energy_balance`)
-and their verdict (:func:`energy_check`, ``ENERGY_LIMIT``).
+During the run, the watch on the energy each contact event creates is the problem road's
+(fem.problem.observe.EnergyCreation, stated by cases.sdnv105.run: a run stops at an event that gives back
+more than its limit; :func:`creation_remedy` says what resolves one); its report for summary.json
+(:func:`creation_report`); after the run, the energy books' balance (:func:`energy_balance`) and their
+verdict (:func:`energy_check`, ``ENERGY_LIMIT``).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from contact.state import OPEN
-from fem.stage.energy import CreationWatch, EnergyCreated
 from cases.sdnv105.config import CREATION_LIMIT_IMMEDIATE, Config
-from cases.sdnv105.model import Study, contact_node_name
 
 
 # A completed run whose energy books miss by more than this fraction of the potential-energy drop
@@ -20,21 +18,17 @@ from cases.sdnv105.model import Study, contact_node_name
 ENERGY_LIMIT = 0.01
 
 
-def creation_report(study: Study, watch: CreationWatch) -> dict:
-    """summary.json's ``energy_creation``: the energy scale and the limit, the contact events seen
-    and the largest energy one created (fem.stage.energy.CreationWatch), with its node."""
-    largest = watch.largest
-    return {"scale": watch.scale, "scale_is": "the rigid block's potential-energy drop to its first impact",
-            "limit": watch.limit,
-            "rule": "immediate" if watch.limit == CREATION_LIMIT_IMMEDIATE else "gives nothing back",
-            "events": watch.events,
-            "largest": None if largest is None else {
-                "t_start": largest.t_start, "t": largest.t, "created": largest.created, "fraction": largest.fraction,
-                "node": contact_node_name(study, largest.node)},
-            "passed": largest is None or largest.fraction <= watch.limit}
+def creation_report(watched: dict) -> dict:
+    """summary.json's ``energy_creation``: the run's watch (fem.problem.observe.CreationHook.report: the
+    energy scale and the limit, the contact events seen and the largest energy one created, with its
+    node) and what its scale and its limit are for SDNV105."""
+    immediate = watched["limit"] == CREATION_LIMIT_IMMEDIATE
+    return {"scale": watched["scale"], "scale_is": "the rigid block's potential-energy drop to its first impact",
+            "limit": watched["limit"], "rule": "immediate" if immediate else "gives nothing back",
+            **{k: v for k, v in watched.items() if k not in ("scale", "limit")}}
 
 
-def _creation_remedy(config: Config) -> str:
+def creation_remedy(config: Config) -> str:
     """What resolves an event that created energy, for the error message."""
     if config.steps == "benchmark":
         return ("the benchmark's windows do not resolve this run's impacts: event-driven steps (--auto-steps, the "
@@ -42,34 +36,6 @@ def _creation_remedy(config: Config) -> str:
     if config.steps == "events":
         return "its steps do not resolve it: a smaller --dt-fine does"
     return "its steps do not resolve it: a smaller --dt does"
-
-
-def _stored_energy(contact) -> float:
-    """Energy [J] the contact's laws store elastically: b's shock springs, 1/2 RIGI_NOR p^2 for a
-    penetration p > 0 plus 1/2 RIGI_TAN e^2 for the tangential spring's elongation e
-    (contact.penalty); 0 for the multipliers of a, c, d."""
-    law = getattr(contact, "law", None)
-    if law is None or not hasattr(contact, "elongation"):
-        return 0.0
-    p = np.maximum(-np.asarray(contact.state().gap, dtype=float), 0.0)
-    p = np.where(np.isfinite(p), p, 0.0)
-    return float(0.5 * law.normal_stiffness * np.sum(p * p)
-                 + 0.5 * law.tangential_stiffness * np.sum(contact.elongation ** 2))
-
-
-def creation_hook(study: Study, watch: CreationWatch):
-    """The release's energy watch as a hook after each recorded step (fem.problem.Settings.after_step):
-    raises fem.stage.energy.EnergyCreated, naming the time and the contact node, when a contact event
-    created more than the watch's limit (the step that did is on disk)."""
-    def after(stage: str, result) -> None:
-        st, e = study.contact.state(), result.state.energies
-        found = watch.observe(result.state.t, e.contact_work + e.friction_work, st.status != OPEN, st.rn, st.gap,
-                              getattr(study.contact, "impulsive", False), _stored_energy(study.contact))
-        if found is not None:
-            raise EnergyCreated(found, watch.limit, contact_node_name(study, found.node),
-                                _creation_remedy(study.config))
-
-    return after
 
 
 def energy_balance(R: dict, P: dict) -> dict:

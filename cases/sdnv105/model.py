@@ -151,11 +151,3 @@ def build(config: Config) -> Study:
     slave = assembled.terms[0].zone.slave  # (its contact events are the stages': phases.preload_events)
     contact_index = {name: int(np.flatnonzero(slave == mesh.node(name))[0]) for name in ("O", "A")}
     return Study(config, problem, assembled, contact_index)
-
-
-def contact_node_name(study: Study, k: int | None) -> str:
-    """The name of contact node ``k`` (index in the contact's slave arrays): its one-node group of
-    the mesh (O, O10, O1, O11, A), else its node number."""
-    if k is None:
-        return "-"
-    return study.mesh.node_name(int(study.contact.zone.slave[k]))

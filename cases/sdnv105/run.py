@@ -4,8 +4,8 @@ The block settles under its weight (a SelfWeight stage to -0.825 s), is tilted f
 -1.05 s (an ImposedMotion or a Tilt restarted there, to 0 s), and released at rest (a Release to
 --t-end), each stage stepped as the benchmark says (cases.sdnv105.release), all three by one
 fem.problem.run_stages, as any problem's stages: the tilt's gate is a stated check (:func:`tilt_gate`),
-the release's contact events a stage option (phases.release_events), the energy-creation watch a hook
-after each step. The histories (selfweight_history.csv, tilt_history.csv, history.csv with the contact
+the release's contact events a stage option (phases.release_events), the energy-creation watch a
+stated fem.problem.EnergyCreation. The histories (selfweight_history.csv, tilt_history.csv, history.csv with the contact
 columns of O and A) and ParaView series are written as the run goes; a Newton failure, a tilt that
 fails its gate, energy created at a contact event or a signal ends it with everything before on disk
 (:class:`RunOutput`).
@@ -19,11 +19,10 @@ import numpy as np
 
 from contact.output import ContactRecorder
 from fem.io.recorder import NodeProbe, add_statistics
-from fem.problem import Check, Settings, run_stages
-from fem.stage.energy import CreationWatch
+from fem.problem import Check, EnergyCreation, Settings, run_stages
 from fem.time.interrupt import Interrupted
 from fem.time.march import march
-from cases.sdnv105.energy import creation_hook, creation_report
+from cases.sdnv105.energy import creation_remedy, creation_report
 from cases.sdnv105.model import Study
 from cases.sdnv105.phases import (TILT_START, TILT_STRAIN_LIMIT, release_stage, self_weight_stage, tilt_check,
                                   tilt_failure, tilt_stage)
@@ -96,21 +95,17 @@ def tilt_gate(study: Study) -> Check:
 def run(study: Study, integrator=march) -> RunOutput:
     """All stages, one fem.problem.run_stages: self-weight (recorded to -0.825 s), tilt restarted from the
     state at -1.05 s (its gate: :func:`tilt_gate`), release at rest at t = 0, free rocking, its contact
-    events watched for energy created (fem.stage.energy.CreationWatch). Histories and ParaView series are
+    events watched for energy created (fem.problem.EnergyCreation on the rigid block's drop). Histories and ParaView series are
     written as the run goes; a failure is reported in the output (everything before it is on disk).
     ``integrator``: what marches a stage (fem.time.march.march or a stand-in with its signature)."""
     cfg = study.config
     t0 = time.perf_counter()
-    watch = CreationWatch(rigid_potential_drop(cfg), cfg.creation_limit)
-    creation = creation_hook(study, watch)
     tilted: dict = {}  # the displacements at the tilt's last step (the block's axis there: tilt_check)
     series: list = []  # contact nodes as their own ParaView point set, opened at the release's first archive
 
     def after_step(stage: str, result) -> None:
         if stage == "tilt":
             tilted["u"] = result.state.u
-        elif stage == "release":
-            creation(stage, result)
 
     def archived(t, u):
         # status, gap, RN, RT, RX, RY, slip (d's term is the velocity-level one once the release starts: the
@@ -124,7 +119,9 @@ def run(study: Study, integrator=march) -> RunOutput:
                         observers=(ContactColumns(study),), body_watches=(), march=integrator,
                         histories={"self-weight": "selfweight_history", "tilt": "tilt_history", "release": "history"},
                         after_step=(after_step,), on_archived={"release": archived} if cfg.paraview else None,
-                        checks=(tilt_gate(study),))
+                        checks=(tilt_gate(study),),
+                        energy_creation=EnergyCreation(rigid_potential_drop(cfg), cfg.creation_limit, ("release",),
+                                                       creation_remedy(cfg)))
     stages = [self_weight_stage(study), tilt_stage(study), release_stage(study)]
     try:
         outcome = run_stages(study.assembled, stages, cfg.out, settings)
@@ -146,7 +143,8 @@ def run(study: Study, integrator=march) -> RunOutput:
     stats["wall_s"] = time.perf_counter() - t0
     stats["automatic_refinements"] = outcome.spans
     return RunOutput(release, preload, stats, failure, outcome.interrupted, tilt,
-                     creation_report(study, watch) if "release" in histories else None, run_checks(outcome))
+                     creation_report(outcome.energy_creation) if "release" in histories else None,
+                     run_checks(outcome))
 
 
 def run_checks(outcome) -> list[dict]:

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from fem import compiled
+from fem.ranges import BadInput
+from fem.stage.energy import CreationWatch, EnergyCreated
 
 #: a node of a pair that opened by more than this [m] has lifted (uplift instants); a pair of no body's
 #: (discrete masses) also takes it as its impact threshold
@@ -251,6 +253,80 @@ class WallClock:
         if spent >= self.seconds:
             return f"wall-clock limit of {self.seconds:g} s reached at t = {result.state.t:.6g} s"
         return None
+
+
+#: what resolves an event that created energy, unless the statement says better (EnergyCreation.remedy)
+CREATION_REMEDY = ("steps that resolve the event do (a smaller dt_fine), or contact events located inside their "
+                   "step (contact_events = \"located\")")
+
+
+@dataclass(frozen=True)
+class EnergyCreation:
+    """Stop the run, failed, at a contact event that gives back more than ``limit`` x ``scale`` [J] of the
+    energy the contacts took (fem.stage.energy.CreationWatch: the books' contact and friction works over the
+    event, less what penalty springs store): a law that stores no energy only takes it, so what it gives
+    back is the time scheme's, not the physics'.
+
+    scale : the energy scale [J], > 0 (SDNV105: the rigid block's potential-energy drop to its first
+        impact).  limit : the fraction of it an event may give back, in (0, 1].  stages : the names of the
+        dynamic stages watched (None: every one).  remedy : what resolves such an event, for the message."""
+
+    scale: float
+    limit: float = 0.01
+    stages: tuple | None = None
+    remedy: str = CREATION_REMEDY
+
+    def __post_init__(self) -> None:
+        for key, ok in (("scale", lambda x: x > 0), ("limit", lambda x: 0 < x <= 1)):
+            value = getattr(self, key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                    or not ok(value):
+                raise BadInput(f"energy_creation.{key}: " + ("an energy > 0 J" if key == "scale" else
+                                                              "a fraction in (0, 1]") + f", got {value!r}")
+        if self.stages is not None:
+            object.__setattr__(self, "stages", (self.stages,) if isinstance(self.stages, str) else tuple(self.stages))
+
+
+class CreationHook:
+    """An :class:`EnergyCreation` watching a run: ``hook(stage, result)`` after each recorded step of a
+    watched stage (fem.problem.Settings.after_step) feeds the watch every pair's contact nodes (``term.state()``:
+    status, normal reaction, gap, in pair order) and raises fem.stage.energy.EnergyCreated, naming the node
+    (its one-node group or its number), at an event beyond the limit; :meth:`report` is summary.json's
+    ``energy_creation``."""
+
+    def __init__(self, statement: EnergyCreation, terms, mesh) -> None:
+        self.statement, self.terms, self.mesh = statement, terms, mesh
+        self.watch = CreationWatch(statement.scale, statement.limit)
+
+    def __call__(self, stage: str, result) -> None:
+        if self.statement.stages is not None and stage not in self.statement.stages:
+            return
+        states = [t.state() for t in self.terms]
+        e = result.state.energies
+        stored = sum(float(t.stored_energy()) for t in self.terms if hasattr(t, "stored_energy"))
+        found = self.watch.observe(result.state.t, e.contact_work + e.friction_work,
+                                   np.concatenate([np.asarray(s.status) != 0 for s in states]),
+                                   np.concatenate([s.rn for s in states]), np.concatenate([s.gap for s in states]),
+                                   any(getattr(t, "impulsive", False) for t in self.terms), stored)
+        if found is not None:
+            raise EnergyCreated(found, self.watch.limit, self.node_name(found.node), self.statement.remedy)
+
+    def node_name(self, k: int | None) -> str:
+        """The contact node ``k`` (an index into the pairs' slave nodes in pair order) by its mesh name."""
+        if k is None:
+            return "-"
+        nodes = np.concatenate([np.asarray(t.state().nodes) for t in self.terms])
+        return self.mesh.node_name(int(nodes[k]))
+
+    def report(self) -> dict:
+        """The scale and the limit, the contact events seen and the largest energy one gave back, with
+        its node; ``passed``: none beyond the limit."""
+        w, largest = self.watch, self.watch.largest
+        return {"scale": w.scale, "limit": w.limit, "events": w.events,
+                "largest": None if largest is None else {
+                    "t_start": largest.t_start, "t": largest.t, "created": largest.created,
+                    "fraction": largest.fraction, "node": self.node_name(largest.node)},
+                "passed": largest is None or largest.fraction <= w.limit}
 
 
 def energy_books(history: dict) -> dict:

@@ -113,6 +113,17 @@ def check_groups(assembled: Assembled, stages, settings=None) -> None:
         if getattr(s, "contact_events", None) is not None and not any(hasattr(t, "closing") for t in assembled.terms):
             raise BadInput(f"stages.{s.name}.contact_events: no pair has contact events to place (only Lagrange and "
                            f"augmented pairs have: a penalty spring acts on the penetration as it is)")
+    watched = getattr(settings, "energy_creation", None)
+    if watched is not None:
+        for p, term in zip(assembled.problem.pairs, assembled.terms):
+            if not (hasattr(term, "closing") or hasattr(term, "stored_energy")):
+                raise BadInput(f"energy_creation: the pair {p.label!r} stores energy the watch cannot count (its law "
+                               f"gives back what it stored): leave energy_creation out, or state that pair with "
+                               f"another law")
+        unknown = sorted(set(watched.stages or ()) - {s.name for s in stages})
+        if unknown:
+            raise BadInput(f"energy_creation.stages: {unknown[0]!r} names no stage; the stages are "
+                           f"{', '.join(repr(s.name) for s in stages)}")
     named = getattr(settings, "steps", None)
     if isinstance(named, Mapping):
         unknown = sorted(set(named) - {s.name for s in stages})

@@ -37,7 +37,8 @@ from fem.problem import checks as stated
 from fem.problem import grading
 from fem.problem.definition import Assembled, Problem, assemble
 from fem.problem.pictures import draw_summary
-from fem.problem.observe import BodyKinetic, BodyRotation, BodyWatch, PairWatch, energy_books
+from fem.problem.observe import (BodyKinetic, BodyRotation, BodyWatch, CreationHook, EnergyCreation, PairWatch,
+                                energy_books)
 from fem.problem.physics import (RESTARTING, check_groups, check_stages, default_newton, dynamic_phase, first_time,
                                  planned_end, preload_phase, release_state, stage_end, stage_gravity)
 from fem.problem.report import write_report
@@ -96,6 +97,7 @@ class Outcome:
     error: BaseException | None = None  # the Newton failure or singular system that failed the run
     histories: dict = field(default_factory=dict)  # stage name -> its columns (name -> (n,) array)
     run_checks: list = field(default_factory=list)
+    energy_creation: dict | None = None  # the watch's report (fem.problem.observe.CreationHook.report)
 
     def reraise(self) -> None:
         """Raise the interruption (a signal) or the failure (a Newton failure, a singular system, energy
@@ -128,7 +130,8 @@ class Outcome:
         """The JSON-able part (summary.json)."""
         return {"t_reached": self.t_reached, "bodies": self.bodies, "pairs": self.pairs, "impacts": self.impacts,
                 "energy": self.energy, "checks": self.checks, "run": self.stats,
-                "mesh_warnings": list(self.warnings)}
+                "mesh_warnings": list(self.warnings),
+                **({"energy_creation": self.energy_creation} if self.energy_creation is not None else {})}
 
 
 #: HHT alpha of the coarse steps and of the fine steps (through contact events) a simulation takes unless
@@ -169,6 +172,8 @@ class Settings:
     after_step : ``f(stage, result)`` after each step of a dynamic stage is recorded (its row on disk);
         raising fem.stage.energy.EnergyCreated there ends the run "failed" (a contact event that created
         energy: SDNV105's watch).
+    energy_creation : a :class:`fem.problem.observe.EnergyCreation`: stop the run, failed, at a contact
+        event that gives back more than its limit of its energy scale (None: no such watch).
     march : the function that marches a stage (fem.time.march.march, or a stand-in with its signature).
     checks : the :class:`fem.problem.checks.Check` s the run is graded by (beside the energy books); the
         node columns they read are added to ``probes``."""
@@ -188,11 +193,14 @@ class Settings:
     step_bodies: tuple | None = None
     histories: Mapping[str, str] = field(default_factory=dict)
     after_step: tuple = ()
+    energy_creation: EnergyCreation | None = None
     march: Callable = march
     checks: tuple = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "checks", tuple(self.checks))
+        if self.energy_creation is not None and not isinstance(self.energy_creation, EnergyCreation):
+            raise BadInput(f"energy_creation: a fem.problem.EnergyCreation, got {type(self.energy_creation).__name__}")
         for i, c in enumerate(self.checks):
             if not isinstance(c, stated.Check):
                 raise BadInput(f"checks[{i}]: a fem.problem.Check, got {type(c).__name__}")
@@ -294,6 +302,10 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     kinetic = tuple(BodyKinetic(label, groups[label], model) for label in stated.kinetic_bodies(settings.checks))
     if kinetic:  # the bodies' own kinetic energies the checks read: more history columns
         settings = replace(settings, observers=tuple(settings.observers) + kinetic)
+    creation = (CreationHook(settings.energy_creation, assembled.terms, assembled.mesh)
+                if settings.energy_creation is not None else None)
+    if creation is not None:  # watched after every other hook of the step
+        settings = replace(settings, after_step=tuple(settings.after_step) + (creation,))
     stats = {"steps": 0, "newton_iterations": 0, "subdivisions": 0}
     released = state is None  # a first base motion starts at rest where the preload left it
     state = State.at_rest(model.n_dofs, first_time(stages[0])) if state is None else state
@@ -376,6 +388,7 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     outcome = _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, assembled, folder,
                        current, spans, stopped, finished, motion)
     outcome.state, outcome.error, outcome.histories = state, error, histories
+    outcome.energy_creation = creation.report() if creation is not None else None
     last = next((s.name for s in reversed(stages) if not isinstance(s, Preload)), None)
     outcome.run_checks = physical + grading.penetrations(assembled, pairs) + grading.alternations(assembled, pairs)
     outcome.checks += outcome.run_checks + stated.evaluate(settings.checks, outcome, last)

@@ -27,6 +27,7 @@ from fem.model.material import ElasticMaterial
 from fem.problem import (BaseMotion, Body, CentralDifferences, EventSteps, Pair, Preload, Problem, Spring,
                          Support, Uniform, Windows)
 from fem.problem.definition import load_mesh
+from fem.problem.observe import EnergyCreation
 from fem.problem.stages import CONTACT_EVENTS
 from fem.problem.physics import check_stages, check_steps
 from fem.problem.simulate import ALPHA, ALPHA_FINE
@@ -47,6 +48,7 @@ PRELOAD = keys('[[stages]] kind = "preload"')
 BASE_MOTION = keys('[[stages]] kind = "base_motion"')
 SCHEME = keys("[scheme]")
 OUTPUT = keys("[output]")
+ENERGY_CREATION = keys("[energy_creation]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -496,4 +498,23 @@ def build(src: Source, data: dict, contact: ContactCatalogue) -> ProblemFile:
     except (BadInput, ValueError) as err:
         raise translate(src, data, str(err)) from None
     return ProblemFile(src.path, problem, stages, steps, alpha, theta, alpha_fine, out, paraview, data, src, series,
-                       read_checks(src, data))
+                       read_checks(src, data), _energy_creation(src, data, stages))
+
+
+def _energy_creation(src: Source, data: dict, stages) -> EnergyCreation | None:
+    """[energy_creation]: its scale [J], limit and the stages it watches (fem.problem.EnergyCreation)."""
+    if "energy_creation" not in data:
+        return None
+    path = ("energy_creation",)
+    t = tab(src, data["energy_creation"], path, ENERGY_CREATION)
+    scale = num(src, t, path, "scale", low=0, open_low=True, kind=r.ENERGY)
+    limit = num(src, t, path, "limit", 0.01, low=0, high=1, open_low=True)
+    names, watched = [s.name for s in stages], t.get("stages")
+    if watched is not None:
+        if not (isinstance(watched, list) and watched and all(isinstance(n, str) for n in watched)):
+            raise src.refuse(path + ("stages",), f'expected a list of stage names (e.g. ["release"]), got {shown(watched)}')
+        for name in watched:
+            if name not in names:
+                raise src.refuse(path + ("stages",), f"{name!r} names no stage; the stages are "
+                                                     f"{', '.join(map(repr, names))}")
+    return EnergyCreation(scale, limit, None if watched is None else tuple(watched))

@@ -61,6 +61,7 @@ TABLES = (
         ("point_masses", "discrete masses, [point_masses]"),
         ("springs", "springs and dashpots, [[springs]] tables"),
         ("checks", "the quantities the run is graded by, [[checks]] tables"),
+        ("energy_creation", "stop the run at a contact event that gives energy back, [energy_creation]"),
     )),
     Table("[materials.NAME]", "a linear elastic material (plane stress), named NAME", (
         ("young", "Young's modulus E [Pa] (required)"),
@@ -271,6 +272,14 @@ TABLES = (
         ("alpha", "HHT alpha (default -0.1)"),
         ("theta", "Moreau-Jean theta (default 0.55)"),
         ("alpha_fine", "HHT alpha of the fine event-driven steps (default -0.2; 0 lets reactions alternate)"),
+    )),
+    Table("[energy_creation]", "stop the run, failed, at a contact event that gives back more than limit x scale of "
+          "the energy the contacts took (a law that stores no energy only takes it: what comes back is the time "
+          "scheme's, not the physics')", (
+        ("scale", "the energy scale [J] (required): the energy at stake, e.g. a block's potential-energy drop to "
+                  "its first impact"),
+        ("limit", "the fraction of the scale an event may give back, in (0, 1] (default 0.01)"),
+        ("stages", "the names of the dynamic stages watched (default: every one)"),
     )),
     Table("[output]", "where and what the run writes", (
         ("out", "the output folder (default results/<file stem>, from the current folder)"),

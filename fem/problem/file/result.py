@@ -10,7 +10,8 @@ from pathlib import Path
 
 from fem.problem.file.keys import keys
 from fem.problem.file.syntax import Source
-from fem.problem import BaseMotion, Check, ImposedMotion, Preload, Problem, Release, SelfWeight, Tilt, assemble
+from fem.problem import (BaseMotion, Check, EnergyCreation, ImposedMotion, Preload, Problem, Release, SelfWeight, Tilt,
+                         assemble)
 from fem.problem.physics import stage_end
 from fem.problem.simulate import Settings
 from fem.ranges import BadInput
@@ -44,6 +45,7 @@ class ProblemFile:
     source: Source = field(repr=False, compare=False)
     output_format: str = "xdmf"
     checks: tuple = ()  # fem.problem.checks.Check s of its [[checks]]
+    energy_creation: EnergyCreation | None = None  # its [energy_creation]
 
     def estimate(self, mesh) -> Estimate:
         """:func:`fem.run.lifecycle.estimate` of its run on ``mesh`` (a :class:`fem.mesh.mesh.Mesh`): the bodies'
