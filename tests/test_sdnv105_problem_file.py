@@ -1,6 +1,8 @@
 """SDNV105 A stated as a problem file (cases/sdnv105a.toml): the benchmark's stages, steps and Newton
 settings, and Code_Aster's 31 tests of modeling a (22 quantities, some against two references) as
-``[[checks]]``. ``rockfem run`` on it computes what ``python cases/sdnv105a.py`` computes: both go
+``[[checks]]``, with the case script's tilt gate (a check on the strain energy at the tilt's end) and its
+watch on the energy the release's contact events give back (``[energy_creation]``), each on the rigid
+block's potential-energy drop as the script computes it. ``rockfem run`` on it computes what ``python cases/sdnv105a.py`` computes: both go
 through fem.problem's stages with the same settings, so each check's value is the case's value to the
 last bit, and both meet every check.
 
@@ -24,7 +26,25 @@ PROBLEM = ROOT / "cases" / "sdnv105a.toml"
 
 
 def _stated() -> list[dict]:
-    return tomllib.loads(PROBLEM.read_text())["checks"]
+    """The file's Code_Aster checks (its gate aside)."""
+    return [c for c in tomllib.loads(PROBLEM.read_text())["checks"] if not c.get("gate")]
+
+
+def test_the_files_gate_and_watch_are_the_case_scripts():
+    """The tilt's gate and the energy watch stated with the numbers the case script computes for the
+    benchmark (cases.sdnv105: rigid_potential_drop, TILT_STRAIN_LIMIT, Config.creation_limit)."""
+    from cases.sdnv105.case import Config, rigid_potential_drop
+    from cases.sdnv105.phases import TILT_STRAIN_LIMIT
+
+    data = tomllib.loads(PROBLEM.read_text())
+    config = Config(modeling="a")
+    drop = rigid_potential_drop(config)
+    [gate] = [c for c in data["checks"] if c.get("gate")]
+    assert (gate["quantity"], gate["stage"], gate["at"], gate["reference"]) == ("strain_energy", "tilt", 0.0, 0.0)
+    assert gate["tolerance"] == TILT_STRAIN_LIMIT * drop and gate["criterion"] == "absolute"
+    watch = data["energy_creation"]
+    assert (watch["scale"], watch["limit"], watch["stages"]) == (drop, config.creation_limit, ["release"])
+    assert {s.get("contact_events") for s in data["stages"]} == {config.contact_events_resolved}
 
 
 def test_the_files_checks_are_code_asters_tests_of_modeling_a():
@@ -62,11 +82,15 @@ def both(tmp_path_factory):
 
 def test_rockfem_run_meets_the_same_checks_with_the_same_values_as_the_case(both):
     file, case = both
-    stated = [c for c in file["checks"] if c.get("stated")]
+    stated = [c for c in file["checks"] if c.get("stated") and c["quantity"] != "tilt: strain energy at its end"]
     assert len(stated) == 31 and all(c["within_tolerance"] is True for c in stated)
-    # the books, the pair's penetration and its reactions' alternation too
+    # the gate, the books, the pair's penetration and its reactions' alternation too
     assert all(c["within_tolerance"] is True for c in file["checks"])
-    assert file["checks_met"] == file["checks_graded"] == 34
+    assert file["checks_met"] == file["checks_graded"] == 35
+    [gate] = [c for c in file["checks"] if c["quantity"] == "tilt: strain energy at its end"]
+    assert gate["value"] == case["tilt"]["strain_energy_end"]
+    # the watch saw the same events and the same largest energy given back
+    assert file["energy_creation"] == {k: v for k, v in case["energy_creation"].items() if k not in ("scale_is", "rule")}
     rows = iter(stated)
     for quantity in case["checks"]:
         assert quantity["within_tolerance"] is True
