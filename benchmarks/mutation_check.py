@@ -417,6 +417,18 @@ MUTATIONS = (
        '"d": Modeling("d", "theta", "sdnv105_quad4", True, 0.33, 1e-4, 1e-4,',
        '"d": Modeling("d", "theta", "sdnv105_quad4", True, 0.33, 2e-4, 2e-4,',
        "tests/test_sdnv105.py::test_d_impacts_follow_the_rigid_body_reference"),
+    # ---- a stage's contact events and the energy-creation watch (tests/test_contact_events.py), the strain
+    # energy a check reads (tests/test_checks.py)
+    _m("a stage's contact events ignored by the multiplier contact", "contact/multipliers.py",
+       "            self.closing = self.release = events", "            pass",
+       "tests/test_contact_events.py::test_immediate_events_stated_on_the_stage_give_energy_back"),
+    _m("energy-creation watch: the stages named are the ones left out", "fem/problem/observe.py",
+       "if self.statement.stages is not None and stage not in self.statement.stages:",
+       "if self.statement.stages is not None and stage in self.statement.stages:",
+       "tests/test_contact_events.py::test_a_problem_file_states_the_watch"),
+    _m("check strain_energy reads the kinetic energy", "fem/problem/checks.py",
+       '"strain_energy": "strain_energy"}.get(self.quantity)', '"strain_energy": "ke"}.get(self.quantity)',
+       "tests/test_checks.py::test_the_strain_energy_a_column_stores_under_its_weight_is_the_closed_form"),
     # ---- fem/problem: a user's problem (tests/test_problem_api.py)
     _m("body rotation: positions not taken about the current centroid", "fem/problem/observe.py",
        "x = self.X + d - d.mean(axis=0)", "x = self.X + d",
