@@ -429,6 +429,10 @@ MUTATIONS = (
     _m("check strain_energy reads the kinetic energy", "fem/problem/checks.py",
        '"strain_energy": "strain_energy"}.get(self.quantity)', '"strain_energy": "ke"}.get(self.quantity)',
        "tests/test_checks.py::test_the_strain_energy_a_column_stores_under_its_weight_is_the_closed_form"),
+    _m("round-off ensemble: the spread over the largest value, not the median", "fem/studies/round_off.py",
+       '"spread": (float(got.max() - got.min()) / abs(median)) if median else None,',
+       '"spread": (float(got.max() - got.min()) / abs(float(got.max()))) if median else None,',
+       "tests/test_round_off_problem.py::test_an_ensembles_statistics_are_its_values"),
     # ---- fem/problem: a user's problem (tests/test_problem_api.py)
     _m("body rotation: positions not taken about the current centroid", "fem/problem/observe.py",
        "x = self.X + d - d.mean(axis=0)", "x = self.X + d",

@@ -40,6 +40,8 @@ from fem.io.results import use_series_format  # noqa: E402
 from fem.run.lifecycle import (EXIT_FAILED, EXIT_OK, BadInput, CaseParser, add_run_flags, add_series_flag,  # noqa: E402
                                check_resources, execute)
 from fem.studies import sweep  # noqa: E402
+from fem.studies.round_off import ROUND_OFF_MAX, decided_by_round_off, ensemble_rows, moved, offsets  # noqa: E402
+from fem.time.interrupt import Interrupted  # noqa: E402
 
 SCRIPT = Path(__file__).resolve()
 #: grid points whose overrides are loaded to check them before a sweep runs (each value of each axis
@@ -58,6 +60,10 @@ def parser() -> CaseParser:
                      help="output folder (default: the file's [output] out, else results/<file stem>)")
     run.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY.PATH=VALUE",
                      help="change a key of the file (a TOML value; list entries by name or index), repeatable")
+    run.add_argument("--round-off", type=int, default=0, metavar="K",
+                     help="after a complete run, 2K runs more with gravity moved by -K ... +K units in the last "
+                          "place (no files of their own): per stated check the spread of its values and how many "
+                          f"runs meet it, in summary.json (round_off) and report.md (K from 0 to {ROUND_OFF_MAX})")
     add_run_flags(run)
     add_series_flag(run)
     study = sub.add_parser("sweep", help="a parameter study of a problem file on Dask",
@@ -97,8 +103,12 @@ def _main(argv) -> int:
 
 
 def run(a, command: str) -> int:
+    if isinstance(a.round_off, bool) or not 0 <= a.round_off <= ROUND_OFF_MAX:
+        raise BadInput(f"--round-off {a.round_off}: K from 0 to {ROUND_OFF_MAX} (2K more runs)")
     fixed = overrides(a.overrides)
     pf = problem_file.load(a.file, fixed)
+    if a.round_off and pf.problem.gravity == 0:
+        raise BadInput(f"--round-off {a.round_off}: the problem has no gravity to move (gravity = 0)")
     out = a.out if a.out is not None else pf.out
     if a.output_format is None:  # --output-format before the file's [output] format
         use_series_format(pf.output_format)
@@ -107,20 +117,76 @@ def run(a, command: str) -> int:
     est = pf.estimate(mesh)
     check_resources(est, force=a.force, what=f"{a.file}",
                     remedy="a larger steps.dt, shorter stages, a coarser mesh")
+    settings = dict(steps=pf.steps, alpha=pf.alpha, alpha_fine=pf.alpha_fine, theta=pf.theta, checks=pf.checks,
+                    energy_creation=pf.energy_creation)
+    ensemble = RoundOff(replace(pf.problem, mesh=mesh), pf.stages, settings, a.round_off)
     with pf.refusals(out_given=a.out is not None):
-        outcome = simulate(replace(pf.problem, mesh=mesh), pf.stages, out=out, steps=pf.steps, alpha=pf.alpha,
-                           alpha_fine=pf.alpha_fine, theta=pf.theta, paraview=pf.paraview, quiet=a.quiet,
-                           case=a.file.stem, command=command, parameters=pf.data, checks=pf.checks,
-                           energy_creation=pf.energy_creation)
+        outcome = simulate(replace(pf.problem, mesh=mesh), pf.stages, out=out, paraview=pf.paraview, quiet=a.quiet,
+                           case=a.file.stem, command=command, parameters=pf.data,
+                           finish=ensemble if a.round_off else None, **settings)
     try:
-        print("\n".join(outcome.lines()), flush=True)
+        print("\n".join(outcome.lines() + ensemble.lines()), flush=True)
     except (OSError, ValueError):  # a closed stdout: the run's files say it all
         pass
+    if ensemble.interrupted is not None:
+        print(f"note: the run is complete; its round-off ensemble was interrupted after {ensemble.runs} of "
+              f"{2 * a.round_off + 1} runs (summary.json)", file=sys.stderr, flush=True)
+        raise ensemble.interrupted
     if outcome.status == "failed":
         print(f"error: the run failed: {outcome.message}; results up to t = {outcome.t_reached} s are in "
               f"{outcome.out} (status: failed)", file=sys.stderr, flush=True)
         return EXIT_FAILED
     return EXIT_OK
+
+
+class RoundOff:
+    """``--round-off K`` (fem.studies.round_off): called by simulate once the run is complete, the run
+    repeated with gravity moved by -K ... -1, +1 ... +K ulps, each without files of its own; returns
+    summary.json's ``round_off``: per stated check its values' min, median, max and spread, how many runs
+    meet it, and the checks on which the runs disagree. A signal ends the ensemble with the runs it
+    finished (``interrupted`` keeps it for the caller to raise)."""
+
+    def __init__(self, problem, stages, settings: dict, k: int) -> None:
+        self.problem, self.stages, self.settings, self.k = problem, stages, settings, k
+        self.entry: dict | None = None
+        self.interrupted = None
+        self.runs = 0
+
+    def __call__(self, outcome) -> dict:
+        checks = [c for c in outcome.checks if c.get("stated")]
+        values, verdicts = [[c["value"] for c in checks]], [[c["within_tolerance"] for c in checks]]
+        failed, gravities = [], [self.problem.gravity]
+        for k in offsets(self.k):
+            gravity = moved(self.problem.gravity, k)
+            try:
+                other = simulate(replace(self.problem, gravity=gravity), self.stages, out=None, **self.settings)
+            except (Interrupted, KeyboardInterrupt) as err:
+                self.interrupted = err
+                break
+            gravities.append(gravity)
+            if other.status != "complete":
+                failed.append(f"{k:+d} ulp: {other.message}")
+                continue
+            theirs = {c["quantity"]: c for c in other.checks if c.get("stated")}
+            same = [theirs.get(c["quantity"], {}) for c in checks]
+            values.append([c.get("value") for c in same])
+            verdicts.append([c.get("within_tolerance") for c in same])
+        self.runs = len(gravities)
+        rows = [{"quantity": c["quantity"], **row} for c, row in zip(checks, ensemble_rows(values, verdicts))]
+        self.entry = {"ulps": self.k, "input": "gravity", "gravities": gravities,
+                      "status": "interrupted" if self.interrupted else "complete", "runs": self.runs,
+                      "asked": 2 * self.k + 1, "failed": failed, "checks": rows,
+                      "decided_by_round_off": [r["quantity"] for r in decided_by_round_off(rows)]}
+        return {"round_off": self.entry}
+
+    def lines(self) -> list[str]:
+        """The console line of the ensemble (none without one)."""
+        e = self.entry
+        if e is None:
+            return []
+        decided = ", ".join(e["decided_by_round_off"]) or "none"
+        return [f"round-off ensemble ({e['runs']} of {e['asked']} runs, gravity moved by up to {self.k} ulps): "
+                f"checks decided by round-off: {decided}"]
 
 
 def check_points(file: Path, points, fixed, where: str) -> None:

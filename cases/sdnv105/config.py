@@ -25,6 +25,7 @@ from fem.time.dynamics import NewtonSettings
 from fem.model.material import ElasticMaterial
 from fem.mesh.read import read_mesh
 from fem.run.lifecycle import BadInput, check_materials, require_all
+from fem.studies.round_off import ROUND_OFF_MAX
 
 
 G = GRAVITY
@@ -53,8 +54,7 @@ CONTACT_EVENTS = {
     "auto": "located with --mass redistributed, immediate with the consistent mass",
 }
 
-#: largest --round-off (the ensemble has 2K + 1 runs)
-ROUND_OFF_MAX = 16
+#: largest --round-off (the ensemble has 2K + 1 runs): fem.studies.round_off.ROUND_OFF_MAX
 
 # A release whose contact gives back, over one contact event, more than this fraction of the run's
 # energy scale (the rigid block's potential-energy drop to its first impact: all the energy the

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from fem.io import output_folder
 from fem.io.markdown import md_table
+from fem.studies.round_off import decided_by_round_off
 from cases.sdnv105.config import Config
-from cases.sdnv105.round_off import decided_by_round_off
 
 
 def _fmt(x, digits=6):

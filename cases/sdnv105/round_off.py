@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
-
+from fem.studies.round_off import decided_by_round_off, ensemble_rows, moved, offsets
 from fem.time.march import march
 from fem.time.interrupt import Interrupted
 from cases.sdnv105.model import Study, build
@@ -18,10 +17,8 @@ from cases.sdnv105.summary import summarize
 
 
 def tilt_moved(tilt: float, ulps: int) -> float:
-    """The tilt angle moved by ``ulps`` units in the last place (numpy.nextafter)."""
-    for _ in range(abs(ulps)):
-        tilt = float(np.nextafter(tilt, np.inf if ulps > 0 else -np.inf))
-    return tilt
+    """The tilt angle moved by ``ulps`` units in the last place (fem.studies.round_off.moved)."""
+    return moved(tilt, ulps)
 
 
 def round_off_ensemble(study: Study, summary: dict, integrator=march) -> tuple[dict, Interrupted | None]:
@@ -38,7 +35,7 @@ def round_off_ensemble(study: Study, summary: dict, integrator=march) -> tuple[d
     values = [[c["value"] for c in checks]]
     verdicts = [[c["within_tolerance"] for c in checks]]
     failed, interrupted = [], None
-    for k in [*range(-config.round_off, 0), *range(1, config.round_off + 1)]:
+    for k in offsets(config.round_off):
         moved = replace(config, tilt_angle=tilt_moved(config.tilt_angle, k), paraview=False, round_off=0,
                         out=config.out / "round_off" / f"tilt_{k:+d}ulp")
         moved.out.mkdir(parents=True, exist_ok=True)
@@ -54,22 +51,9 @@ def round_off_ensemble(study: Study, summary: dict, integrator=march) -> tuple[d
         same = [theirs.get((c["quantity"], c["window"]), {}) for c in checks]
         values.append([c.get("value") for c in same])
         verdicts.append([c.get("within_tolerance") for c in same])
-    rows = []
-    for i, c in enumerate(checks):
-        got = np.array([v[i] for v in values if v[i] is not None], dtype=float)
-        graded = [v[i] for v in verdicts if v[i] is not None]
-        median = float(np.median(got)) if got.size else None
-        rows.append({"quantity": c["quantity"], "window": c["window"], "runs": int(got.size),
-                     "min": float(got.min()) if got.size else None, "median": median,
-                     "max": float(got.max()) if got.size else None,
-                     "spread": (float(got.max() - got.min()) / abs(median)) if median else None,
-                     "graded": len(graded), "met": sum(bool(g) for g in graded)})
+    rows = [{"quantity": c["quantity"], "window": c["window"], **row}
+            for c, row in zip(checks, ensemble_rows(values, verdicts))]
     entry = {"ulps": config.round_off, "status": "interrupted" if interrupted else "complete",
              "runs": len(values), "asked": 2 * config.round_off + 1, "failed": failed, "checks": rows,
              "decided_by_round_off": [f"{r['quantity']} ({r['window']})" for r in decided_by_round_off(rows)]}
     return entry, interrupted
-
-
-def decided_by_round_off(rows: list[dict]) -> list[dict]:
-    """The rows of a round-off ensemble on whose verdict its runs disagree."""
-    return [r for r in rows if 0 < r["met"] < r["graded"]]

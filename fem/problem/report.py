@@ -117,4 +117,22 @@ def write_report(path: Path, summary: dict, stages, steps) -> None:
     graded = sum(c["within_tolerance"] is not None for c in rows)
     lines += [f"{met} of {graded} checks met. A relative tolerance bounds |value - reference| / |reference|, an "
               f"absolute one |value - reference|; a check the run has no value for is not met.", ""]
+    lines += round_off_section(summary.get("round_off"))
     output_folder.write_text(path, "\n".join(lines))
+
+
+def round_off_section(entry: dict | None) -> list[str]:
+    """The round-off ensemble's section (fem.studies.round_off; none without one): per stated check the
+    values of the runs, their spread and how many runs meet it."""
+    if not entry:
+        return []
+    lines = ["## Round-off ensemble", "",
+             f"The run repeated with {entry['input']} moved by -{entry['ulps']} ... +{entry['ulps']} units in the last "
+             f"place: {entry['runs']} of {entry['asked']} runs ({entry['status']}). A check whose runs disagree is "
+             f"decided by the rounding of the arithmetic, not by the model: "
+             f"{', '.join(entry['decided_by_round_off']) or 'none here'}.", ""]
+    lines += table(["check", "min", "median", "max", "spread", "met"],
+                   [(r["quantity"], r["min"], r["median"], r["max"], r["spread"], f"{r['met']} of {r['graded']}")
+                    for r in entry["checks"]])
+    lines += [f"{len(entry['failed'])} runs failed: {'; '.join(entry['failed'])}.", ""] if entry["failed"] else []
+    return lines

@@ -238,11 +238,13 @@ DEFAULT_STEPS = EventSteps(dt=1e-3, dt_fine=1e-4, tolerance=1e-7)
 
 def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = None, quiet: bool = True,
              case: str = "problem", command: str | None = None, parameters: dict | None = None,
-             **settings) -> Outcome:
+             finish: Callable | None = None, **settings) -> Outcome:
     """Run ``problem`` through ``stages`` (module docstring); returns the :class:`Outcome`.
 
     out : output folder (None: nothing written that outlives the call).  quiet : no progress line.
-    case, command, parameters : what summary.json says of the run.  settings : :class:`Settings`
+    case, command, parameters : what summary.json says of the run.  finish : ``finish(outcome) -> dict``,
+    called once a run is complete, before summary.json and report.md are written: more entries for
+    summary.json (a round-off ensemble: cases.problem_file.cli).  settings : :class:`Settings`
     (steps, alpha, alpha_fine, theta, newton, paraview, probes, kinetic_group, observers, monitors).
 
     Raises BadInput (before anything is written) for a wrong group, stage or setting; re-raises
@@ -264,6 +266,8 @@ def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = Non
                         quiet=quiet)
         outcome = run_stages(assembled, stages, folder, settings)
         summary = outcome.summary()
+        if finish is not None and outcome.status == "complete":
+            summary.update(finish(outcome))
         if outcome.history and outcome.interrupted is None:
             try:
                 draw_summary(folder / "summary.png", outcome.history, outcome.bodies, outcome.pairs, outcome.impacts)
