@@ -212,3 +212,24 @@ class PairState:
     rn: np.ndarray
     rt: np.ndarray
     nodes: np.ndarray
+
+
+def file_and_case(problem: Path, script: Path, folder: Path, strict: bool = True) -> tuple[dict, dict]:
+    """The summary.json of ``rockfem run problem`` (``--strict`` unless told otherwise) and of the case script
+    ``script``, each run at once as a user runs it (subprocesses, quiet, into ``folder`` / "file" and "case");
+    either exiting non-zero fails the test with its stderr."""
+    import json
+    import subprocess
+    import sys
+
+    runs = {"file": [sys.executable, "-m", "cases.problem_file.cli", "run", str(problem), *(["--strict"] if strict else []),
+                     "--quiet", "--out", str(folder / "file")],
+            "case": [sys.executable, str(script), "--no-paraview", "--quiet", "--out", str(folder / "case")]}
+    procs = {k: subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=folder)
+             for k, cmd in runs.items()}
+    out = {}
+    for k, p in procs.items():
+        _, stderr = p.communicate(timeout=600)
+        assert p.returncode == 0, (problem.name, k, stderr[-2000:])
+        out[k] = json.loads((folder / k / "summary.json").read_text())
+    return out["file"], out["case"]

@@ -11,15 +11,13 @@ code_aster_tests.json), in their order: the file cannot be tuned to pass.
 """
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from cases.sdnv105.checks import CHECKS, code_aster_records
+from helpers import file_and_case
 
 ROOT = Path(__file__).resolve().parents[1]
 PROBLEM = ROOT / "cases" / "sdnv105a.toml"
@@ -65,19 +63,7 @@ def test_the_files_checks_are_code_asters_tests_of_modeling_a():
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
     """(summary of rockfem run on the file, summary of the case script), each run as a user runs it."""
-    tmp = tmp_path_factory.mktemp("sdnv105a_file")
-    runs = {"file": [sys.executable, "-m", "cases.problem_file.cli", "run", str(PROBLEM), "--strict", "--quiet",
-                     "--out", str(tmp / "file")],
-            "case": [sys.executable, str(ROOT / "cases" / "sdnv105a.py"), "--no-paraview", "--quiet",
-                     "--out", str(tmp / "case")]}
-    procs = {k: subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp)
-             for k, cmd in runs.items()}
-    out = {}
-    for k, p in procs.items():
-        stdout, stderr = p.communicate(timeout=600)
-        assert p.returncode == 0, (k, stderr[-2000:])
-        out[k] = json.loads((tmp / k / "summary.json").read_text())
-    return out["file"], out["case"]
+    return file_and_case(PROBLEM, ROOT / "cases" / "sdnv105a.py", tmp_path_factory.mktemp("sdnv105a_file"))
 
 
 def test_rockfem_run_meets_the_same_checks_with_the_same_values_as_the_case(both):

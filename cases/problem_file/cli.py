@@ -40,8 +40,8 @@ from fem.io.results import use_series_format  # noqa: E402
 from fem.run.lifecycle import (EXIT_FAILED, EXIT_OK, BadInput, CaseParser, add_run_flags, add_series_flag,  # noqa: E402
                                check_resources, execute)
 from fem.studies import sweep  # noqa: E402
-from fem.studies.round_off import ROUND_OFF_MAX, decided_by_round_off, ensemble_rows, moved, offsets  # noqa: E402
-from fem.time.interrupt import Interrupted  # noqa: E402
+from fem.problem.round_off import RoundOff  # noqa: E402
+from fem.studies.round_off import ROUND_OFF_MAX  # noqa: E402
 
 SCRIPT = Path(__file__).resolve()
 #: grid points whose overrides are loaded to check them before a sweep runs (each value of each axis
@@ -137,56 +137,6 @@ def run(a, command: str) -> int:
               f"{outcome.out} (status: failed)", file=sys.stderr, flush=True)
         return EXIT_FAILED
     return EXIT_OK
-
-
-class RoundOff:
-    """``--round-off K`` (fem.studies.round_off): called by simulate once the run is complete, the run
-    repeated with gravity moved by -K ... -1, +1 ... +K ulps, each without files of its own; returns
-    summary.json's ``round_off``: per stated check its values' min, median, max and spread, how many runs
-    meet it, and the checks on which the runs disagree. A signal ends the ensemble with the runs it
-    finished (``interrupted`` keeps it for the caller to raise)."""
-
-    def __init__(self, problem, stages, settings: dict, k: int) -> None:
-        self.problem, self.stages, self.settings, self.k = problem, stages, settings, k
-        self.entry: dict | None = None
-        self.interrupted = None
-        self.runs = 0
-
-    def __call__(self, outcome) -> dict:
-        checks = [c for c in outcome.checks if c.get("stated")]
-        values, verdicts = [[c["value"] for c in checks]], [[c["within_tolerance"] for c in checks]]
-        failed, gravities = [], [self.problem.gravity]
-        for k in offsets(self.k):
-            gravity = moved(self.problem.gravity, k)
-            try:
-                other = simulate(replace(self.problem, gravity=gravity), self.stages, out=None, **self.settings)
-            except (Interrupted, KeyboardInterrupt) as err:
-                self.interrupted = err
-                break
-            gravities.append(gravity)
-            if other.status != "complete":
-                failed.append(f"{k:+d} ulp: {other.message}")
-                continue
-            theirs = {c["quantity"]: c for c in other.checks if c.get("stated")}
-            same = [theirs.get(c["quantity"], {}) for c in checks]
-            values.append([c.get("value") for c in same])
-            verdicts.append([c.get("within_tolerance") for c in same])
-        self.runs = len(gravities)
-        rows = [{"quantity": c["quantity"], **row} for c, row in zip(checks, ensemble_rows(values, verdicts))]
-        self.entry = {"ulps": self.k, "input": "gravity", "gravities": gravities,
-                      "status": "interrupted" if self.interrupted else "complete", "runs": self.runs,
-                      "asked": 2 * self.k + 1, "failed": failed, "checks": rows,
-                      "decided_by_round_off": [r["quantity"] for r in decided_by_round_off(rows)]}
-        return {"round_off": self.entry}
-
-    def lines(self) -> list[str]:
-        """The console line of the ensemble (none without one)."""
-        e = self.entry
-        if e is None:
-            return []
-        decided = ", ".join(e["decided_by_round_off"]) or "none"
-        return [f"round-off ensemble ({e['runs']} of {e['asked']} runs, gravity moved by up to {self.k} ulps): "
-                f"checks decided by round-off: {decided}"]
 
 
 def check_points(file: Path, points, fixed, where: str) -> None:
