@@ -433,6 +433,10 @@ MUTATIONS = (
        '"spread": (float(got.max() - got.min()) / abs(median)) if median else None,',
        '"spread": (float(got.max() - got.min()) / abs(float(got.max()))) if median else None,',
        "tests/test_round_off_problem.py::test_an_ensembles_statistics_are_its_values"),
+    _m("a contact node's x and y forces swapped in its history columns", "fem/problem/observe.py",
+       'row[f"rx[{self.label}@{name}]"], row[f"ry[{self.label}@{name}]"] = fx, fy',
+       'row[f"rx[{self.label}@{name}]"], row[f"ry[{self.label}@{name}]"] = fy, fx',
+       "tests/test_checks.py::test_a_reactions_components_at_its_nodes_balance_the_weight_they_carry"),
     # ---- fem/problem: a user's problem (tests/test_problem_api.py)
     _m("body rotation: positions not taken about the current centroid", "fem/problem/observe.py",
        "x = self.X + d - d.mean(axis=0)", "x = self.X + d",

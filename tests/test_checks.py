@@ -274,3 +274,41 @@ def test_a_check_the_problem_cannot_grade_is_refused_before_anything_is_written(
     import re
     assert re.search(message, err[0]), err[0]
     assert not out.exists()
+
+
+def test_a_reactions_components_at_its_nodes_balance_the_weight_they_carry(tmp_path):
+    """A block of one element on a rigid plane with friction 0.9, under gravity tilted by a horizontal
+    1 m/s^2 (it sticks: 1 / 9.81 < 0.9), at rest after a preload: its two base corners carry its weight,
+    the contact forces on the block at O and A (``reaction`` with ``component``, rx[base@O] ...) sum to
+    (-m gx, m g) to 1e-9 of m g; the checks read the same columns and meet those sums to 1e-9."""
+    from contact.laws import Lagrange
+    from contact.zone import RigidPlane
+    from fem.io.history import read_history
+    from fem.model.material import ElasticMaterial
+    from fem.problem import BaseMotion, Body, Pair, Preload, Problem, Uniform, simulate
+    from helpers import grid_mesh
+
+    W, H, rho, gx, gy = 0.2, 0.4, 2000.0, 1.0, 9.81
+    m = rho * W * H  # thickness 1
+    problem = Problem(grid_mesh(1, 2, width=W, height=H), bodies=[Body("BLOCK", ElasticMaterial(1e9, 0.2, rho))],
+                      pairs=[Pair("BASE", RigidPlane((0.0, 0.0), (0.0, 1.0)), Lagrange(mu=0.9), name="base")],
+                      kinematics="small_strain")
+    gravity = (gx, -gy)
+    checks = [Check("reaction", 0.0, 1e9, "read back", of="base", node=n, component=c, at=0.005, criterion="absolute",
+                    name=f"r{c} {n}")
+              for n in ("O", "A") for c in ("x", "y")]
+    outcome = simulate(problem, [Preload(gravity=gravity), BaseMotion(0.01, gravity=gravity)], out=tmp_path,
+                       steps=Uniform(1e-3), quiet=True, checks=checks)
+    assert outcome.status == "complete", outcome.message
+    h = read_history(tmp_path / "history.csv")
+    k = int(np.argmin(np.abs(h["t"] - 0.005)))
+    fx, fy = (h[f"r{c}[base@O]"][k] + h[f"r{c}[base@A]"][k] for c in ("x", "y"))
+    assert fx == pytest.approx(-m * gx, abs=1e-9 * m * gy) and fy == pytest.approx(m * gy, abs=1e-9 * m * gy)
+    rows = {c["quantity"]: c["value"] for c in outcome.checks if c.get("stated")}
+    assert rows["rx O"] + rows["rx A"] == pytest.approx(-m * gx, abs=1e-9 * m * gy)
+    assert rows["ry O"] + rows["ry A"] == pytest.approx(m * gy, abs=1e-9 * m * gy)
+
+
+def test_a_reactions_component_needs_its_node():
+    with pytest.raises(BadInput, match="component: a reaction's component is read at one node"):
+        Check("reaction", 1.0, 0.1, "x", of="base", component="x", at=0.0)

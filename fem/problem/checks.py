@@ -17,7 +17,10 @@ quantity               of          the history column or event                  
 rotation               a body      its best-fit rigid rotation ``theta[BODY]``         rad
 rotation_rate          a body      ``omega[BODY]``                                     rad/s
 reaction               a pair      the pair's normal force ``rn[PAIR]`` (``node``:     N
-                                   at that slave node alone, ``rn[PAIR@NODE]``)
+                                   at that slave node alone, ``rn[PAIR@NODE]``; with
+                                   ``component`` x or y, that node's contact force
+                                   on the slave body, ``rx[PAIR@NODE]``: Code_Aster
+                                   tests the block's force on the table, its opposite)
 gap                    a pair      its largest open gap (``node``: that node's gap)    m
 penetration            a pair      its largest penetration ``penetration[PAIR]``       m
 friction_demand        a pair      ``|sum RT| / sum RN``                               --
@@ -162,8 +165,11 @@ class Check:
             raise BadInput(f"{head}.of: {self.quantity} is the whole run's: leave out of (got {self.of!r})")
         if self.node is not None and self.quantity not in ("reaction", "gap"):
             raise BadInput(f"{head}.node: only a pair's reaction or gap is read at one of its nodes")
-        if (self.component is not None) != (owner == "node"):
-            raise BadInput(f"{head}.component: " + ("x or y of the node's quantity" if owner == "node" else
+        if owner == "node" and self.component is None:
+            raise BadInput(f"{head}.component: x or y of the node's quantity")
+        if self.component is not None and owner != "node" and not (self.quantity == "reaction" and self.node):
+            raise BadInput(f"{head}.component: " + ("a reaction's component is read at one node: name it (node)"
+                                                    if self.quantity == "reaction" else
                                                     f"{self.quantity} has no component"))
         if self.component is not None and self.component not in COMPONENTS:
             raise BadInput(f"{head}.component: {self.component!r} is not x or y")
@@ -237,7 +243,7 @@ class Check:
         """The history column a series quantity reads (None for an event)."""
         of, node = self.of, self.node
         return {"rotation": f"theta[{of}]", "rotation_rate": f"omega[{of}]",
-                "reaction": f"rn[{of}@{node}]" if node else f"rn[{of}]",
+                "reaction": f"r{self.component or 'n'}[{of}@{node}]" if node else f"rn[{of}]",
                 "gap": f"gap[{of}@{node}]" if node else f"max_gap[{of}]", "penetration": f"penetration[{of}]",
                 "friction_demand": f"friction_demand[{of}]", "displacement": f"u{self.component}[{of}]",
                 "velocity": f"v{self.component}[{of}]",

@@ -81,7 +81,8 @@ class PairWatch:
     closings within IMPACT_WINDOW of the pair's last impact are part of it (a base landing node after
     node, a node re-landing within one event).
 
-    ``nodes``: name -> mesh node index of the slave nodes whose own reaction and gap are history columns (``rn[PAIR@NAME]``, ``gap[PAIR@NAME]``).
+    ``nodes``: name -> mesh node index of the slave nodes whose own reaction, gap and contact force on the slave
+    body are history columns (``rn[PAIR@NAME]``, ``gap[PAIR@NAME]``, ``rx[PAIR@NAME]``, ``ry[PAIR@NAME]`` [N]).
     ``alternation``: the largest number of steps in a row over which one node, closed throughout, saw its
     normal reaction R go up and down in turn, (R_n+1 - R_n)(R_n - R_n-1) < 0 with both changes above
     ALTERNATION_STEP of the pair's mean closed reaction: a period-2 mode of the contact, which a time
@@ -146,7 +147,7 @@ class PairWatch:
     def columns(self) -> list[str]:
         return [f"n_closed[{self.label}]", f"max_gap[{self.label}]", f"rn[{self.label}]",
                 f"friction_demand[{self.label}]", f"penetration[{self.label}]",
-                *(f"{q}[{self.label}@{n}]" for n in self.nodes for q in ("rn", "gap"))]
+                *(f"{q}[{self.label}@{n}]" for n in self.nodes for q in ("rn", "gap", "rx", "ry"))]
 
     def observe(self, t: float, ke: float | None = None) -> dict:
         st = self.term.state()
@@ -187,6 +188,8 @@ class PairWatch:
             k = int(np.flatnonzero(np.asarray(st.nodes) == node)[0])
             row[f"rn[{self.label}@{name}]"] = float(rn[k])
             row[f"gap[{self.label}@{name}]"] = float(st.gap[k])
+            fx, fy = (float(x) for x in (st.rn[k] * np.asarray(st.normal[k]) + st.rt[k] * np.asarray(st.tangent[k])))
+            row[f"rx[{self.label}@{name}]"], row[f"ry[{self.label}@{name}]"] = fx, fy
         return row
 
 

@@ -291,7 +291,8 @@ TABLES = (
                      "velocity, kinetic_energy, strain_energy, uplift_time, overturn_time, impact_time or impact_kinetic_energy"),
         ("of", "the body, pair or one-node group it is read on"),
         ("node", "a slave node's group, for a pair's reaction or gap at that node"),
-        ("component", '"x" or "y", for a displacement or a velocity'),
+        ("component", '"x" or "y", for a displacement or a velocity, or a reaction at a node (its contact force on '
+                      'the slave body)'),
         ("at", "the instant [s] it is read at (linear between steps)"),
         ("measure", '"max", "min", "max_abs" or "integral" over its window'),
         ("window", "[t0, t1] [s] (default the whole stage)"),
