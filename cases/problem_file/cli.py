@@ -119,9 +119,10 @@ def run(a, command: str) -> int:
                     remedy="a larger steps.dt, shorter stages, a coarser mesh")
     settings = dict(steps=pf.steps, alpha=pf.alpha, alpha_fine=pf.alpha_fine, theta=pf.theta, checks=pf.checks,
                     energy_creation=pf.energy_creation)
-    ensemble = RoundOff(replace(pf.problem, mesh=mesh), pf.stages, settings, a.round_off)
+    problem = replace(pf.problem, mesh=mesh)
+    ensemble = RoundOff(problem, pf.stages, settings, a.round_off)
     with pf.refusals(out_given=a.out is not None):
-        outcome = simulate(replace(pf.problem, mesh=mesh), pf.stages, out=out, paraview=pf.paraview, quiet=a.quiet,
+        outcome = simulate(problem, pf.stages, out=out, paraview=pf.paraview, quiet=a.quiet,
                            case=a.file.stem, command=command, parameters=pf.data,
                            finish=ensemble if a.round_off else None, **settings)
     try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from fem.studies.round_off import decided_by_round_off, ensemble_rows, moved, offsets
+from fem.studies.round_off import ensemble, moved, offsets
 from fem.time.march import march
 from fem.time.interrupt import Interrupted
 from cases.sdnv105.model import Study, build
@@ -36,10 +36,10 @@ def round_off_ensemble(study: Study, summary: dict, integrator=march) -> tuple[d
     verdicts = [[c["within_tolerance"] for c in checks]]
     failed, interrupted = [], None
     for k in offsets(config.round_off):
-        moved = replace(config, tilt_angle=tilt_moved(config.tilt_angle, k), paraview=False, round_off=0,
+        other = replace(config, tilt_angle=tilt_moved(config.tilt_angle, k), paraview=False, round_off=0,
                         out=config.out / "round_off" / f"tilt_{k:+d}ulp")
-        moved.out.mkdir(parents=True, exist_ok=True)
-        moved_study = build(moved)
+        other.out.mkdir(parents=True, exist_ok=True)
+        moved_study = build(other)
         output = run(moved_study, integrator)
         if output.interrupted is not None:
             interrupted = output.interrupted
@@ -51,9 +51,6 @@ def round_off_ensemble(study: Study, summary: dict, integrator=march) -> tuple[d
         same = [theirs.get((c["quantity"], c["window"]), {}) for c in checks]
         values.append([c.get("value") for c in same])
         verdicts.append([c.get("within_tolerance") for c in same])
-    rows = [{"quantity": c["quantity"], "window": c["window"], **row}
-            for c, row in zip(checks, ensemble_rows(values, verdicts))]
-    entry = {"ulps": config.round_off, "status": "interrupted" if interrupted else "complete",
-             "runs": len(values), "asked": 2 * config.round_off + 1, "failed": failed, "checks": rows,
-             "decided_by_round_off": [f"{r['quantity']} ({r['window']})" for r in decided_by_round_off(rows)]}
+    entry = ensemble(config.round_off, [{"quantity": c["quantity"], "window": c["window"]} for c in checks], values,
+                     verdicts, failed, interrupted is not None, lambda r: f"{r['quantity']} ({r['window']})")
     return entry, interrupted

@@ -184,11 +184,12 @@ class PairWatch:
                f"rn[{self.label}]": rn_sum,
                f"friction_demand[{self.label}]": abs(float(np.sum(st.rt))) / rn_sum if rn_sum > 0 else 0.0,
                f"penetration[{self.label}]": sunk}
+        force = st.force if self.nodes else None  # (n_s, 2): the contact force on each slave node [N]
         for name, node in self.nodes.items():
             k = int(np.flatnonzero(np.asarray(st.nodes) == node)[0])
             row[f"rn[{self.label}@{name}]"] = float(rn[k])
             row[f"gap[{self.label}@{name}]"] = float(st.gap[k])
-            fx, fy = (float(x) for x in (st.rn[k] * np.asarray(st.normal[k]) + st.rt[k] * np.asarray(st.tangent[k])))
+            fx, fy = float(force[k, 0]), float(force[k, 1])
             row[f"rx[{self.label}@{name}]"], row[f"ry[{self.label}@{name}]"] = fx, fy
         return row
 

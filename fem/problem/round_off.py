@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fem.problem.simulate import simulate
-from fem.studies.round_off import decided_by_round_off, ensemble_rows, moved, offsets
+from fem.studies.round_off import ensemble, moved, offsets
 from fem.time.interrupt import Interrupted
 
 
@@ -42,12 +42,10 @@ class RoundOff:
             same = [theirs.get(c["quantity"], {}) for c in checks]
             values.append([c.get("value") for c in same])
             verdicts.append([c.get("within_tolerance") for c in same])
-        self.runs = len(gravities)
-        rows = [{"quantity": c["quantity"], **row} for c, row in zip(checks, ensemble_rows(values, verdicts))]
-        self.entry = {"ulps": self.k, "input": "gravity", "gravities": gravities,
-                      "status": "interrupted" if self.interrupted else "complete", "runs": self.runs,
-                      "asked": 2 * self.k + 1, "failed": failed, "checks": rows,
-                      "decided_by_round_off": [r["quantity"] for r in decided_by_round_off(rows)]}
+        self.runs = len(gravities)  # the runs made, a failed one too
+        entry = ensemble(self.k, [{"quantity": c["quantity"]} for c in checks], values, verdicts, failed,
+                         self.interrupted is not None, lambda r: r["quantity"], runs=self.runs)
+        self.entry = {"ulps": self.k, "input": "gravity", "gravities": gravities, **entry}
         return {"round_off": self.entry}
 
     def lines(self) -> list[str]:

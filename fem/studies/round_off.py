@@ -45,3 +45,16 @@ def ensemble_rows(values: list[list], verdicts: list[list]) -> list[dict]:
 def decided_by_round_off(rows: list[dict]) -> list[dict]:
     """The rows of an ensemble on whose verdict its runs disagree (some meet the check, some miss it)."""
     return [r for r in rows if 0 < r["met"] < r["graded"]]
+
+
+def ensemble(k: int, ids: list[dict], values: list[list], verdicts: list[list], failed: list[str],
+             interrupted: bool, label, runs: int | None = None) -> dict:
+    """A summary.json's ``round_off`` entry: ``k`` ulps, whether it was ``interrupted``, ``runs`` of the 2k + 1
+    asked (default the runs with values: ``values`` and ``verdicts`` per run, the first the run itself), the
+    ``failed`` ones (a line each), per check its ``ids`` (what names it) and :func:`ensemble_rows`, and
+    ``label(row)`` of each row :func:`decided_by_round_off`."""
+    rows = [{**i, **row} for i, row in zip(ids, ensemble_rows(values, verdicts))]
+    return {"ulps": k, "status": "interrupted" if interrupted else "complete",
+            "runs": len(values) if runs is None else runs,
+            "asked": 2 * k + 1, "failed": failed, "checks": rows,
+            "decided_by_round_off": [label(r) for r in decided_by_round_off(rows)]}
