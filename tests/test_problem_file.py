@@ -43,6 +43,7 @@ from fem.ranges import BadInput
 from fem.studies import sweep
 from cases import problem_file
 from cases.problem_file import cli
+from fem.problem import command
 from cases.problem_file import load
 from helpers import refusal, rockfem_script
 
@@ -518,7 +519,7 @@ def test_a_failed_run_exits_1_with_one_line(tmp_path, inputs, monkeypatch, capsy
     """The exit code follows the outcome's status (a Newton failure is ``failed``: exit 1)."""
     write(tmp_path, inputs)
     failed = Outcome("failed", "Newton did not converge at t = 0.05 s", 0.05, out=tmp_path / "o")
-    monkeypatch.setattr(cli, "simulate", lambda *a, **k: failed)
+    monkeypatch.setattr(command, "simulate", lambda *a, **k: failed)
     assert cli.main(["run", str(tmp_path / "stack.toml"), "--out", str(tmp_path / "o")]) == 1
     err = capsys.readouterr().err.splitlines()
     assert err == [f"error: the run failed: Newton did not converge at t = 0.05 s; results up to t = 0.05 s are in "

@@ -1,7 +1,7 @@
 """A problem stated in a TOML file, read with the contact package's laws: ``load(path, overrides)`` is
 :func:`fem.problem.file.load` given :data:`CONTACT` (the laws a pair may name, the rigid plane and the
 node-to-node obstacle); every key of the file: docs/problem_keys.md; the ``rockfem`` command:
-cases/problem_file/cli.py.
+fem.problem.command, installed by cases/problem_file/cli.py with these laws.
 
 fem never imports contact, so the reader (fem.problem.file) takes the contact side as data; this is
 where the two meet.

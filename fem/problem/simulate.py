@@ -244,7 +244,7 @@ def simulate(problem: Problem, stages: Sequence, *, out: str | Path | None = Non
     out : output folder (None: nothing written that outlives the call).  quiet : no progress line.
     case, command, parameters : what summary.json says of the run.  finish : ``finish(outcome) -> dict``,
     called once a run is complete, before summary.json and report.md are written: more entries for
-    summary.json (a round-off ensemble: cases.problem_file.cli).  settings : :class:`Settings`
+    summary.json (a round-off ensemble: fem.problem.command).  settings : :class:`Settings`
     (steps, alpha, alpha_fine, theta, newton, paraview, probes, kinetic_group, observers, monitors).
 
     Raises BadInput (before anything is written) for a wrong group, stage or setting; re-raises
