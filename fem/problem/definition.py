@@ -135,6 +135,9 @@ class Problem:
         discrete masses, SDND's one-dof oscillators).
     springs : the :class:`Spring` s (discrete springs and dashpots to the ground or between nodes).
     kinematics : "total_lagrangian" (large rotations, default) or "small_strain".
+    node_groups : new node group -> the groups (of any dimension) whose nodes it gathers, Code_Aster's
+        DEFI_GROUP CREA_GROUP_NO UNION: ``{"CORNERS": ("O", "O1", "A")}`` makes one slave of three
+        corner nodes (:func:`with_node_groups`).
     """
 
     mesh: object
@@ -147,10 +150,15 @@ class Problem:
     point_masses: Mapping[str, float] = field(default_factory=dict)
     kinematics: str = "total_lagrangian"
     springs: tuple = ()
+    node_groups: Mapping[str, tuple] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for name in ("bodies", "supports", "pairs", "springs"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        for name, parts in dict(self.node_groups).items():
+            if not (isinstance(name, str) and name and isinstance(parts, (tuple, list)) and parts
+                    and all(isinstance(g, str) and g for g in parts)):
+                raise BadInput(f"node_groups.{name}: expected a list of group names, got {parts!r}")
         if not self.bodies and not self.point_masses:
             raise BadInput("bodies: a problem needs at least one body or point mass")
         if self.kinematics not in KINEMATICS:
@@ -244,6 +252,24 @@ def load_mesh(mesh) -> Mesh:
         raise BadInput(f"mesh {path}: {said}") from None
 
 
+def with_node_groups(mesh: Mesh, node_groups: Mapping[str, tuple]) -> Mesh:
+    """``mesh`` with the node groups ``node_groups`` added (name -> the groups whose nodes it gathers: their
+    union, sorted); ``mesh`` itself when there are none. A name the mesh has already, or a part it does not
+    have, is refused naming ``node_groups.NAME``."""
+    if not node_groups:
+        return mesh
+    added = dict(mesh.node_groups)
+    for name, parts in node_groups.items():
+        if name in mesh.node_groups or name in mesh.cell_groups:
+            raise BadInput(f"node_groups.{name}: the mesh has a group of that name already: choose another name")
+        for g in parts:
+            if g not in mesh.node_groups:
+                have = ", ".join(sorted(mesh.node_groups)) or "none"
+                raise BadInput(f"node_groups.{name}: the mesh has no group {g!r}; it has: {have}")
+        added[name] = np.unique(np.concatenate([mesh.node_groups[g] for g in parts]))
+    return Mesh(mesh.points, mesh.cell_groups, added)
+
+
 def need_group(mesh: Mesh, key: str, group: str, dims: tuple[int, ...]) -> None:
     """Refuse a group the mesh does not have (or of the wrong dimension), naming the key."""
     if group in mesh.cell_groups and mesh.cell_groups[group].dim in dims:
@@ -293,7 +319,7 @@ def _in_one_part(mesh: Mesh, pair: Pair, bodies) -> str | None:
 def assemble(problem: Problem) -> Assembled:
     """The model, contact terms and springs of ``problem`` (BadInput naming the key for a wrong group
     name, a floating body, a crack or a contact surface that is not one)."""
-    mesh = load_mesh(problem.mesh)
+    mesh = with_node_groups(load_mesh(problem.mesh), problem.node_groups)
     for b in problem.bodies:
         need_group(mesh, f"bodies.{b.label}.group", b.group, (2,))
         if b.overturn_angle is not None and not (0 < b.overturn_angle < math.pi):

@@ -84,6 +84,7 @@ its steps and the run's settings), every mistake refused on one line naming the 
     [output]                            # optional: out (results/<file stem>, from the current dir), paraview
                                         # (false), format: "xdmf" (NAME.xdmf + NAME.h5) or "pvd" (a .vtu a step)
     [point_masses]                      # optional: node or line group = mass [kg] at each of its nodes
+    [node_groups]                       # optional: NAME = [GROUP, ...], a node group of the groups' nodes
 
 Overrides ``("KEY.PATH", "VALUE")`` change the parsed file before anything is built: the value read as TOML
 (``0.5``, ``true``, ``"lumped"``; other text as a string), the key dotted, a segment after a list picking an

@@ -396,7 +396,7 @@ def _watched(src: Source, data: dict, specs: dict) -> dict:
     watched = [(path, i, g) for path, s in specs.items() for i, g in enumerate(getattr(s, "watch", None) or ())]
     if watched:
         try:
-            groups = load_mesh(src.path.parent / data["mesh"]).node_groups
+            groups = {**load_mesh(src.path.parent / data["mesh"]).node_groups, **_node_groups(src, data)}
         except BadInput as err:
             raise translate(src, data, str(err)) from None
         for path, i, g in watched:
@@ -438,6 +438,7 @@ def build(src: Source, data: dict, contact: ContactCatalogue) -> ProblemFile:
     masses = data.get("point_masses", {})
     masses = tab(src, masses, ("point_masses",), tuple(masses) if isinstance(masses, dict) else ())
     point_masses = {g: num(src, masses, ("point_masses",), g, low=0, kind=r.MASS_OR_ZERO) for g in masses}
+    node_groups = _node_groups(src, data)
     materials = data.get("materials", None if data.get("bodies") or not point_masses else {})
     if not isinstance(materials, dict) or (not materials and data.get("bodies")):
         raise src.refuse(("materials",), f"missing (expected at least one [materials.NAME] table"
@@ -494,11 +495,24 @@ def build(src: Source, data: dict, contact: ContactCatalogue) -> ProblemFile:
     series = text(src, output, ("output",), "format", "xdmf", choices=SERIES_FORMATS)
     try:
         problem = Problem(folder / mesh, bodies, supports, pairs, gravity, mass, thickness, point_masses,
-                          springs=springs)
+                          springs=springs, node_groups=node_groups)
     except (BadInput, ValueError) as err:
         raise translate(src, data, str(err)) from None
     return ProblemFile(src.path, problem, stages, steps, alpha, theta, alpha_fine, out, paraview, data, src, series,
                        read_checks(src, data), _energy_creation(src, data, stages))
+
+
+def _node_groups(src: Source, data: dict) -> dict:
+    """[node_groups]: NAME = [GROUP, ...], a node group gathering the nodes of the groups listed
+    (fem.problem.Problem.node_groups: whether the mesh has them is checked when it is read)."""
+    given = data.get("node_groups", {})
+    given = tab(src, given, ("node_groups",), tuple(given) if isinstance(given, dict) else ())
+    out = {}
+    for name, parts in given.items():
+        if not (isinstance(parts, list) and parts and all(isinstance(g, str) and g for g in parts)):
+            raise src.refuse(("node_groups", name), f'expected a list of group names (e.g. ["O", "A"]), got {shown(parts)}')
+        out[name] = tuple(parts)
+    return out
 
 
 def _energy_creation(src: Source, data: dict, stages) -> EnergyCreation | None:

@@ -59,6 +59,7 @@ TABLES = (
         ("scheme", "the time scheme's parameters, [scheme]"),
         ("output", "where and what the run writes, [output]"),
         ("point_masses", "discrete masses, [point_masses]"),
+        ("node_groups", "node groups made of the mesh's groups, [node_groups]"),
         ("springs", "springs and dashpots, [[springs]] tables"),
         ("checks", "the quantities the run is graded by, [[checks]] tables"),
         ("energy_creation", "stop the run at a contact event that gives energy back, [energy_creation]"),
@@ -137,6 +138,11 @@ TABLES = (
     )),
     Table("[point_masses]", "discrete masses: GROUP = mass", (
         ("GROUP", "a node or line group = the mass [kg] at each of its nodes"),
+    )),
+    Table("[node_groups]", "new node groups, each the union of the nodes of groups of the mesh (Code_Aster's "
+          "DEFI_GROUP UNION): NAME = [GROUP, ...]", (
+        ("NAME", 'the new group\'s name = the groups (of any dimension) whose nodes it gathers, e.g. CORNERS = '
+                 '["O", "O1", "A"]: a pair\'s slave, a support, a spring or a check may name it'),
     )),
     Table('[[stages]] kind = "preload"', "quasi-static: gravity and the constant loads applied in static increments", (
         ("kind", '"preload"'),

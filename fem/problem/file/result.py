@@ -140,6 +140,8 @@ def _library_path(data: dict, head: str) -> tuple | None:
                     return _in_file(data, (section, i, *rest[len(label) + 1:].split(".")))
     if head.startswith("point_masses."):
         return ("point_masses", head.split(".", 1)[1])
+    if head.startswith("node_groups."):
+        return ("node_groups", head.split(".", 1)[1])
     if head in ("alpha", "theta", "alpha_fine"):
         return ("scheme", head)
     if m := re.fullmatch(r"steps\['(.+)'\]", head):  # simulate's Settings: steps['STAGE']
