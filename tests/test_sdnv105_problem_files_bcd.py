@@ -4,7 +4,8 @@ stages, steps, contact law and Newton settings, the Code_Aster tests the case sc
 watch on the energy the release's contact events give back (``[energy_creation]``), each on the rigid
 block's potential-energy drop as the script computes it. ``rockfem run`` on either computes what
 ``python cases/sdnv105b.py`` (c, d) computes: both go through fem.problem's stages with the same settings, so
-each check's value is the case's value to the last bit, with the same verdict.
+each check's value is the case's value to the last bit, with the same verdict. (The case states the file's
+checks, one source, cases.sdnv105.checks.code_aster_checks, and tables them a quantity a row.)
 
 * b: Code_Aster's 22 tests of modeling b (16 quantities), on the block alone whose nodes O, A and O1 rest on
   penalty shock springs: one slave group of the three, the file's ``[node_groups]``. Two read the springs'
@@ -21,7 +22,7 @@ each check's value is the case's value to the last bit, with the same verdict.
   28 rows met (the 24, the gate, the books, the pair's penetration and its reactions' alternation); the case
   script 20 of its 22 (its 20 quantities and 2 run checks).
 * d: no Code_Aster tests of its own; the case grades it by modeling a's 31 (cases/sdnv105/checks.py:
-  ``CHECKS.get(m, CHECKS["a"])``, a's records), which the file states: the same checks as
+  ``graded_by``, a's records), which the file states: the same checks as
   cases/sdnv105a.toml's. Both miss the same six (VY(O) min over t > 0.17, the percussion RN(A), the four
   "KE max, t > x (restitution)"), so the file runs without ``--strict``: 29 of 35 rows met; the case, 18 of
   its 24 (22 quantities and 2 run checks).
@@ -42,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from cases.sdnv105.checks import CHECKS, _within, code_aster_records
+from cases.sdnv105.checks import code_aster_records, graded_by
 from helpers import file_and_case
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,26 +72,27 @@ def _stated(m: str) -> list[dict]:
     return [c for c in _data(m)["checks"] if not c.get("gate")]
 
 
-def _graded_by(m: str) -> str:
-    """Whose records the case grades modeling m by (evaluate_checks: its own, else a's)."""
-    return m if m in CHECKS else "a"
+def _meets(value: float, record: dict) -> bool:
+    """Code_Aster's TEST_FONCTION: |value - reference| <= PRECISION (ABSOLU) or PRECISION |reference|."""
+    ref, tol = record["reference"], record["tolerance"]
+    return abs(value - ref) <= (tol if record["criterion"].upper().startswith("ABS") else tol * abs(ref))
 
 
 def _expected(m: str) -> list[tuple[int, int, str, dict]]:
-    """(row of the case's table, record index, check name, record) of each check the file must state, in
-    the records' order: the case's table and records; the second record of a quantity is its restitution
-    estimate's."""
-    records = code_aster_records(_graded_by(m))
-    out = []
-    for row, (quantity, window, _, idx) in enumerate(CHECKS[_graded_by(m)]):
-        for j, i in enumerate(idx):
-            out.append((row, i, f"{quantity}, {window}" + (" (restitution)" if j else ""), records[i]))
+    """(row of the case's table, record index, check name, record) of each check the file states, in the
+    records' order: a quantity's second record (its restitution estimate's) is its row's second check, named
+    as the first with " (restitution)" (the rows' names against the records' own: tests/test_sdnv105.py)."""
+    records = code_aster_records(graded_by(m))
+    out, row = [], -1
+    for i, (c, r) in enumerate(zip(_stated(m), records)):
+        row += not c["name"].endswith(" (restitution)")
+        out.append((row, i, c["name"], r))
     return out
 
 
 @pytest.mark.parametrize("m", MODELINGS)
 def test_the_files_checks_are_the_records_the_case_grades_by(m):
-    records = code_aster_records(_graded_by(m))
+    records = code_aster_records(graded_by(m))
     expected = _expected(m)
     stated = _stated(m)
     assert len(records) == len(stated) == len(expected) == {"b": 22, "c": 24, "d": 31}[m]
@@ -100,7 +102,7 @@ def test_the_files_checks_are_the_records_the_case_grades_by(m):
         assert (c["reference"], c["tolerance"]) == (sign * r["reference"], r["tolerance"]), name
         assert c.get("criterion", "relative") == ("absolute" if r["criterion"].upper().startswith("ABS") else
                                                   "relative"), name
-        assert f"test {i + 1} of modeling {_graded_by(m)} " in c["source"], name
+        assert f"test {i + 1} of modeling {graded_by(m)} " in c["source"], name
     # the turned ones are x components (b's VY(O), VY(A), c's RX(O), RX(A), IX(A)): the force on the block
     assert all(c.get("component") == "x" for c, (_, i, _, _) in zip(stated, expected) if i + 1 in TURNED[m])
 
@@ -153,13 +155,13 @@ def test_rockfem_run_grades_each_check_with_the_cases_value_and_verdict(both):
     stated = [c for c in file["checks"] if c.get("stated") and c["quantity"] != GATE]
     expected = _expected(m)
     assert [c["quantity"] for c in stated] == [name for _, _, name, _ in expected]
-    table = CHECKS[_graded_by(m)]
-    assert [(q["quantity"], q["window"]) for q in case["checks"]] == [(q, w) for q, w, _, _ in table]
+    rows = list(dict.fromkeys(name.removesuffix(" (restitution)") for _, _, name, _ in expected))
+    assert [f"{q['quantity']}, {q['window']}" for q in case["checks"]] == rows
     for c, (row, i, name, record) in zip(stated, expected):
         quantity = case["checks"][row]
         sign = -1.0 if i + 1 in TURNED[m] else 1.0
         assert c["value"] == sign * quantity["value"], name  # to the bit
-        assert c["within_tolerance"] is _within(quantity["value"], record), name  # the case's verdict on it
+        assert c["within_tolerance"] is _meets(quantity["value"], record), name  # Code_Aster's verdict on it
     # a quantity the case grades is met when each of its records is: the file's rows of it, all met
     for row, quantity in enumerate(case["checks"]):
         rows = [c for c, (r, _, _, _) in zip(stated, expected) if r == row]

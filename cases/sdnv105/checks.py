@@ -1,22 +1,25 @@
-"""SDNV105 — the checks of a run, from its histories.
+"""SDNV105 — the checks of a run.
 
 Every Code_Aster test of the benchmark (docs/references.md, "SDNV105: the post-processed quantities
-and the test values": the post-processed quantities, :func:`extractors`, their windows and records of
-code_aster_tests.json, ``CHECKS``, :func:`evaluate_checks`), the checks of a custom run against the
-rigid block recomputed for its parameters (:func:`rigid_checks`), and the impacts read from the
-contact statuses (:func:`detect_impacts`).
+and the test values"), stated once, in the modeling's problem file (cases/sdnv105{a,b,c,d}.toml, what
+``rockfem run`` grades too): the case's run states them (:func:`code_aster_checks`, graded by fem.problem on
+the run's histories) and tables them a quantity a row beside the records of code_aster_tests.json
+(:func:`code_aster_table`); the checks of a custom run against the rigid block recomputed for its
+parameters (:func:`rigid_checks`), and the impacts read from the contact statuses (:func:`detect_impacts`).
 """
 from __future__ import annotations
 
+import functools
 import json
+from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
-from contact.output import impulse
+from cases.problem_file import load
 from contact.state import OPEN
 from cases.sdnv105.config import Config, MODELINGS, friction_demand
+from fem.problem import Check
 
 
 # a verbatim copy of the benchmark team's code_aster_tests.json (a test checks it is identical where that
@@ -24,90 +27,10 @@ from cases.sdnv105.config import Config, MODELINGS, friction_demand
 REFERENCE_FILE = Path(__file__).resolve().parents[1] / "reference" / "code_aster_tests.json"
 
 
-def _in(t, lo=-np.inf, hi=np.inf, closed_hi=False):
-    return (t > lo) & ((t <= hi) if closed_hi else (t < hi))
-
-
-def _ke_max(R, lo, hi=np.inf, closed_hi=False):
-    m = _in(R["t"], lo, hi, closed_hi)
-    k = np.flatnonzero(m)[np.argmax(R["ke"][m])]
-    return float(R["ke"][k]), float(R["t"][k])
-
-
-def extractors(R: dict, P: dict) -> dict[str, Callable[[], float]]:
-    """The benchmark's post-processed quantities (docs/references.md, "SDNV105: the post-processed
-    quantities and the test values"), by name."""
-    sw = np.ones(P["t"].size, dtype=bool)  # P: the self-weight phase
-    t = R["t"]
-    return {
-        "dy_C1_sw_max": lambda: float(P["dy_C1"][sw].max()),
-        "dy_C1_sw_min": lambda: float(P["dy_C1"][sw].min()),
-        "dy_O_min": lambda: float(R["dy_O"].min()),
-        "dy_O_max": lambda: float(R["dy_O"].max()),
-        "dy_A_min": lambda: float(R["dy_A"].min()),
-        "dy_A_max": lambda: float(R["dy_A"].max()),
-        "vy_O_min_017": lambda: float(R["vy_O"][t > 0.17].min()),
-        "vy_O_min": lambda: float(R["vy_O"].min()),
-        "vy_A_min": lambda: float(R["vy_A"].min()),
-        "rn_O_min": lambda: float(R["rn_O"].min()),
-        "rn_O_max_1": lambda: float(R["rn_O"][_in(t, 0.01, 0.05)].max()),
-        "rn_A_min": lambda: float(R["rn_A"].min()),
-        "rn_A_max_2": lambda: float(R["rn_A"][_in(t, 0.06, 0.12)].max()),
-        # tangential reactions with Code_Aster's sign: the force of the block on the table (b: the
-        # discrete element's internal force), the opposite of our force on the block
-        "rx_O_min_1": lambda: float(-R["rx_O"][_in(t, 0.01, 0.05)].max()),
-        "rx_A_max_2": lambda: float(-R["rx_A"][_in(t, 0.06, 0.12)].min()),
-        "rx_A_max_2b": lambda: float(-R["rx_A"][_in(t, 0.07, 0.12)].min()),
-        # a: RN(A) restricted to 0.0544 < t < 0.0545, integrated, value at 0.05449
-        "percussion_A": lambda: impulse(t, R["rn_A"], 0.0544, 0.05449),
-        # c: normal / tangential impulse of the contact at A over the window
-        "percussion_A_n": lambda: abs(impulse(t, R["ry_A"], 0.0544, 0.0545)),
-        "percussion_A_t": lambda: -impulse(t, R["rx_A"], 0.0544, 0.0545),
-        "ke_max": lambda: _ke_max(R, -np.inf)[0],
-        "t_ke_max": lambda: _ke_max(R, -np.inf)[1],
-        **{f"ke_max_{lo}": (lambda lo=lo: _ke_max(R, lo)[0]) for lo in (0.1, 0.15, 0.22, 0.26, 0.28)},
-        **{f"t_ke_max_{lo}": (lambda lo=lo: _ke_max(R, lo)[1]) for lo in (0.1, 0.15, 0.22, 0.26, 0.28)},
-        "ke_max_0.1c": lambda: _ke_max(R, 0.1, 0.145, True)[0],
-        "t_ke_max_0.1c": lambda: _ke_max(R, 0.1, 0.145, True)[1],
-    }
-
-
-# quantity name, window label, extractor, indices of the modeling's records in code_aster_tests.json
-CHECKS = {
-    "a": [("DY(C1) max", "self-weight", "dy_C1_sw_max", [0]), ("DY(C1) min", "self-weight", "dy_C1_sw_min", [1]),
-          ("DY(O) min", "release", "dy_O_min", [2]), ("DY(O) max", "release", "dy_O_max", [3, 4]),
-          ("DY(A) min", "release", "dy_A_min", [5]), ("DY(A) max", "release", "dy_A_max", [6]),
-          ("VY(O) min", "t > 0.17", "vy_O_min_017", [7]), ("RN(O) min", "release", "rn_O_min", [8]),
-          ("RN(O) max", "0.01-0.05", "rn_O_max_1", [9]), ("RN(A) min", "release", "rn_A_min", [10]),
-          ("RN(A) max", "0.06-0.12", "rn_A_max_2", [11]),
-          ("percussion RN(A)", "0.0544-0.05449", "percussion_A", [12]),
-          ("KE max", "all", "ke_max", [13]), ("t(KE max)", "all", "t_ke_max", [14]),
-          ("KE max", "t > 0.1", "ke_max_0.1", [15, 16]), ("t(KE max)", "t > 0.1", "t_ke_max_0.1", [17, 18]),
-          ("KE max", "t > 0.15", "ke_max_0.15", [19, 20]), ("t(KE max)", "t > 0.15", "t_ke_max_0.15", [21, 22]),
-          ("KE max", "t > 0.22", "ke_max_0.22", [23, 24]), ("t(KE max)", "t > 0.22", "t_ke_max_0.22", [25, 26]),
-          ("KE max", "t > 0.28", "ke_max_0.28", [27, 28]), ("t(KE max)", "t > 0.28", "t_ke_max_0.28", [29, 30])],
-    "b": [("DY(O) min", "release", "dy_O_min", [0]), ("DY(O) max", "release", "dy_O_max", [1, 2]),
-          ("DY(A) min", "release", "dy_A_min", [3]), ("DY(A) max", "release", "dy_A_max", [4]),
-          ("VY(O) min", "release", "vy_O_min", [5, 6]), ("VY(A) min", "release", "vy_A_min", [7]),
-          ("N(O) max", "0.01-0.05", "rn_O_max_1", [8]), ("N(A) max", "0.06-0.12", "rn_A_max_2", [9]),
-          ("VY force (O) min", "0.01-0.05", "rx_O_min_1", [10]),
-          ("VY force (A) max", "0.07-0.12", "rx_A_max_2b", [11]),
-          ("KE max", "all", "ke_max", [12]), ("t(KE max)", "all", "t_ke_max", [13]),
-          ("KE max", "t > 0.1", "ke_max_0.1", [14, 15]), ("t(KE max)", "t > 0.1", "t_ke_max_0.1", [16, 17]),
-          ("t(KE max)", "t > 0.15", "t_ke_max_0.15", [18, 19]), ("t(KE max)", "t > 0.26", "t_ke_max_0.26", [20, 21])],
-    "c": [("DY(C1) max", "self-weight", "dy_C1_sw_max", [0]), ("DY(C1) min", "self-weight", "dy_C1_sw_min", [1]),
-          ("DY(O) min", "release", "dy_O_min", [2]), ("DY(O) max", "release", "dy_O_max", [3, 4]),
-          ("DY(A) min", "release", "dy_A_min", [5]), ("DY(A) max", "release", "dy_A_max", [6]),
-          ("VY(O) min", "release", "vy_O_min", [7, 8]), ("VY(A) min", "release", "vy_A_min", [9]),
-          ("RN(O) min", "release", "rn_O_min", [10]), ("RN(O) max", "0.01-0.05", "rn_O_max_1", [11]),
-          ("RN(A) min", "release", "rn_A_min", [12]), ("RN(A) max", "0.06-0.12", "rn_A_max_2", [13]),
-          ("RX(O) min", "0.01-0.05", "rx_O_min_1", [14]), ("RX(A) max", "0.06-0.12", "rx_A_max_2", [15]),
-          ("percussion IY(A)", "0.0544-0.0545", "percussion_A_n", [16]),
-          ("percussion IX(A)", "0.0544-0.0545", "percussion_A_t", [17]),
-          ("KE max", "all", "ke_max", [18]), ("t(KE max)", "all", "t_ke_max", [19]),
-          ("KE max", "0.1 < t <= 0.145", "ke_max_0.1c", [20, 21]),
-          ("t(KE max)", "0.1 < t <= 0.145", "t_ke_max_0.1c", [22, 23])],
-}
+#: the modelings' problem files, whose [[checks]] state Code_Aster's tests (d's: modeling a's, by which it is graded)
+PROBLEM_FILES = {m: Path(__file__).resolve().parents[1] / f"sdnv105{m}.toml" for m in MODELINGS}
+#: a stated check's name is the case's quantity and window, "DY(O) max, release"; a second reference's adds this
+RESTITUTION = " (restitution)"
 
 
 def code_aster_records(modeling: str) -> list[dict]:
@@ -116,50 +39,51 @@ def code_aster_records(modeling: str) -> list[dict]:
     return [r for r in data["records"] if r["case"] == "SDNV105" and r["modeling"] == modeling]
 
 
-def _within(value: float, record: dict) -> bool:
-    ref, tol = record["reference"], record["tolerance"]
-    if record["criterion"].upper().startswith("ABS"):
-        return abs(value - ref) <= tol
-    return abs(value - ref) <= tol * abs(ref)
+def graded_by(modeling: str) -> str:
+    """Whose Code_Aster records grade ``modeling``: its own, d's by a's (d has none of its own)."""
+    return "a" if modeling == "d" else modeling
 
 
-def _rel(value: float, ref: float | None) -> float | None:
-    if ref is None:
-        return None
-    return abs(value - ref) / abs(ref) if ref != 0 else abs(value - ref)
+@functools.lru_cache(maxsize=len(MODELINGS))
+def _file_checks(modeling: str) -> tuple[Check, ...]:
+    return tuple(c for c in load(PROBLEM_FILES[modeling]).checks if not c.gate)
 
 
-def _window_end(window: str, t_end: float) -> float:
-    """Release time [s] at which a check's window closes: 'a-b' -> b, '0.1 < t <= 0.145' -> 0.145,
-    'release', 'all', 't > x' -> the benchmark's end ``t_end``; the self-weight phase -> -inf."""
-    if window == "self-weight":
-        return -np.inf
-    if "<=" in window:
-        return float(window.split("<=")[1])
-    if "-" in window and not window.startswith("t"):
-        return float(window.split("-")[1])
-    return t_end
+def code_aster_checks(modeling: str) -> tuple[Check, ...]:
+    """Code_Aster's tests of ``modeling`` as its problem file states them (cases/sdnv105{a,b,c,d}.toml, one
+    source for both front-ends; the file's tilt gate aside: the case states its own, :func:`run.tilt_gate`),
+    one :class:`fem.problem.Check` a record, in the records' order. Code_Aster's tests are over Code_Aster's
+    run: a check of the whole release is held to the benchmark's release, 0 to its end, so that a run ended
+    sooner (--t-end, an interruption) has no value for it and a longer one is read over the same span."""
+    end = MODELINGS[modeling].t_end
+    return tuple(replace(c, window=(0.0, end)) if c.stage is None and c.at is None and c.window is None else c
+                 for c in _file_checks(modeling))
 
 
-def evaluate_checks(modeling: str, R: dict, P: dict) -> list[dict]:
-    """One entry per tested quantity: our value beside the rigid-body (or analytic) reference, the
-    restitution-coefficient reference when there is one, Code_Aster's value, the relative error to
-    the first reference, and whether each reference's Code_Aster tolerance is met."""
-    table = CHECKS.get(modeling, CHECKS["a"])
-    records = code_aster_records(modeling if modeling in CHECKS else "a")
-    ex = extractors(R, P)
+def code_aster_table(modeling: str, graded: list[dict]) -> list[dict]:
+    """summary.json's ``checks`` of a benchmark run: one row a tested quantity, from the rows the run graded
+    the stated checks by (fem.problem: ``graded``, in :func:`code_aster_checks`' order), with its records:
+    our value (in Code_Aster's sign: a force the file reads on the block, Code_Aster on the table, turned
+    back) beside the rigid-body (or analytic) reference, the restitution-coefficient reference when there is
+    one, Code_Aster's value, the relative error to the first reference, and whether each record's tolerance
+    is met (None: the run did not reach the quantity's window)."""
+    records = iter(code_aster_records(graded_by(modeling)))
+    groups: list[list[tuple[dict, dict]]] = []
+    for row in graded:
+        pair = (row, next(records))
+        if row["quantity"].endswith(RESTITUTION) and groups:
+            groups[-1].append(pair)
+        else:
+            groups.append([pair])
     out = []
-    t_last = float(R["t"][-1])
-    for quantity, window, key, idx in table:
-        recs = [records[i] for i in idx]
+    for group in groups:
+        recs = [r for _, r in group]
         rigid = next((r for r in recs if "restitution" not in (r.get("note") or "")), recs[0])
         restit = next((r for r in recs if "restitution" in (r.get("note") or "")), None)
-        value = None  # a window the run does not reach (--t-end, an interrupted run) gets no verdict
-        if t_last >= _window_end(window, MODELINGS[modeling].t_end) - 1e-9:
-            try:
-                value = ex[key]()
-            except ValueError:  # empty window
-                pass
+        first, record = group[0]
+        turned = record["reference"] != 0 and first["reference"] == -record["reference"]
+        value = None if first["value"] is None else (-first["value"] if turned else first["value"])
+        quantity, _, window = first["quantity"].partition(", ")
         out.append({
             "quantity": quantity, "window": window, "value": value,
             "reference_rigid": rigid["reference"],
@@ -168,10 +92,16 @@ def evaluate_checks(modeling: str, R: dict, P: dict) -> list[dict]:
             "rel_error": None if value is None else _rel(value, rigid["reference"]),
             "rel_error_code_aster": None if value is None else _rel(value, rigid["aster_value"]),
             "tolerance": [r["tolerance"] for r in recs], "criterion": rigid["criterion"],
-            "within_tolerance": None if value is None else all(_within(value, r) for r in recs),
+            "within_tolerance": None if value is None else all(row["within_tolerance"] for row, _ in group),
             **({"note": "window not reached by the run (--t-end)"} if value is None else {}),
         })
     return out
+
+
+def _rel(value: float, ref: float | None) -> float | None:
+    if ref is None:
+        return None
+    return abs(value - ref) / abs(ref) if ref != 0 else abs(value - ref)
 
 
 # Tolerances of the checks of a custom run against the rigid block recomputed for its parameters.

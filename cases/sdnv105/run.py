@@ -22,6 +22,7 @@ from fem.io.recorder import NodeProbe, add_statistics
 from fem.problem import Check, EnergyCreation, Settings, run_stages
 from fem.time.interrupt import Interrupted
 from fem.time.march import march
+from cases.sdnv105.checks import code_aster_checks
 from cases.sdnv105.energy import creation_remedy, creation_report
 from cases.sdnv105.model import Study
 from cases.sdnv105.phases import (TILT_START, TILT_STRAIN_LIMIT, release_stage, self_weight_stage, tilt_check,
@@ -45,6 +46,8 @@ class RunOutput:
     # the checks every run makes (fem.problem.simulate: each pair's penetration and reaction alternation, over
     # the whole run); the energy books are the case's
     physical: list | None = None
+    # the rows of Code_Aster's tests as the run graded them (checks.code_aster_checks; none for a custom run)
+    code_aster: list | None = None
 
     @property
     def status(self) -> str:
@@ -119,7 +122,7 @@ def run(study: Study, integrator=march) -> RunOutput:
                         observers=(ContactColumns(study),), body_watches=(), march=integrator,
                         histories={"self-weight": "selfweight_history", "tilt": "tilt_history", "release": "history"},
                         after_step=(after_step,), on_archived={"release": archived} if cfg.paraview else None,
-                        checks=(tilt_gate(study),),
+                        checks=(tilt_gate(study), *_code_aster_checks(cfg)),
                         energy_creation=EnergyCreation(rigid_potential_drop(cfg), cfg.creation_limit, ("release",),
                                                        creation_remedy(cfg)))
     stages = [self_weight_stage(study), tilt_stage(study), release_stage(study)]
@@ -142,9 +145,16 @@ def run(study: Study, integrator=march) -> RunOutput:
     add_statistics(stats, outcome.stats)
     stats["wall_s"] = time.perf_counter() - t0
     stats["automatic_refinements"] = outcome.spans
+    stated = {c.label for c in _code_aster_checks(cfg)}
     return RunOutput(release, preload, stats, failure, outcome.interrupted, tilt,
                      creation_report(outcome.energy_creation) if "release" in histories else None,
-                     run_checks(outcome))
+                     run_checks(outcome), [c for c in outcome.checks if c.get("stated") and c["quantity"] in stated])
+
+
+def _code_aster_checks(cfg) -> tuple:
+    """Code_Aster's tests of the modeling (its problem file's) for a run of the benchmark's problem; none
+    for a custom one, graded by the rigid block instead (checks.rigid_checks)."""
+    return code_aster_checks(cfg.modeling) if cfg.configuration == "benchmark" else ()
 
 
 def run_checks(outcome) -> list[dict]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from pathlib import Path
 
-from cases.sdnv105.checks import detect_impacts, evaluate_checks, rigid_checks
+from cases.sdnv105.checks import code_aster_table, detect_impacts, rigid_checks
 from cases.sdnv105.config import Config, friction_demand
 from cases.sdnv105.energy import energy_balance, energy_check
 from cases.sdnv105.model import Study, mesh_source
@@ -46,7 +46,7 @@ def summarize(study: Study, output: RunOutput) -> dict:
         summary["impacts"] = detect_impacts(R)
         summary["energy"] = energy_balance(R, P)
         summary["energy_check"] = energy_check(summary["energy"])
-        summary["checks"] = (evaluate_checks(cfg.modeling, R, P) if cfg.configuration == "benchmark"
+        summary["checks"] = (code_aster_table(cfg.modeling, output.code_aster) if cfg.configuration == "benchmark"
                              else rigid_checks(cfg, R, summary["impacts"], summary["rigid_body"]))
     return summary
 
