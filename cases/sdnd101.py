@@ -30,12 +30,12 @@ could be the y one. Explicit: stable for dt < 2/omega_c = 0.0199 s (checked).
 
 Shock table (POST_DYNA_MODA_T, OPTION 'IMPACT', force threshold 0) -- definitions used here
 --------------------------------------------------------------------------------------------
-``shocks`` (checked): contact start and end are the zero crossings of the *signed* penetration,
-interpolated linearly between steps; duration = end - start; impulse = trapezoidal integral of R_N
-over [start, steps in contact, end] with R_N = 0 at the interpolated ends; F_max and its instant are
-the vertex of the parabola through the largest sample and its two neighbours (the sampled maximum if
-a neighbour is out of contact); impact velocity = normal velocity (along the plane normal, negative
-when approaching) interpolated at the start. ``shocks_sampled``: the same table from
+``shocks`` (checked; fem.problem.shocks, the table any problem's shock checks read): contact start and end
+are the zero crossings of the *signed* penetration, interpolated linearly between steps; duration = end -
+start; impulse = trapezoidal integral of R_N over [start, steps in contact, end] with R_N = 0 at the
+interpolated ends; F_max and its instant are the vertex of the parabola through the largest sample and its
+two neighbours (the sampled maximum if a neighbour is out of contact); impact velocity = the normal velocity
+(along the plane normal, negative when approaching) interpolated at the start. ``shocks_sampled``: the same table from
 contact.shocks.detect_shocks on the R_N samples as they are (Code_Aster's POST_DYNA_MODA_T way:
 F_max and instant at the largest sample).
 
@@ -50,8 +50,9 @@ between two samples), so errors do not decrease steadily with dt; the parabola v
 With the sampled table the modal run reproduces Code_Aster's computed F_MAX (9952.685590457,
 9954.7807740037 N) and IMPULSION (198.09273674733 N s, the trapezoid of the samples) to 1e-12: the
 scheme is Code_Aster's, step for step. Code_Aster's V_IMPACT of shock 2 (-1.0003141755606 m/s) is the
-leap-frog half-step velocity (u_{n+1} - u_n)/dt of the step entering contact; here the reported
-(full-step) velocity is interpolated at the start (-1.000304 sampled, -1.000135 refined).
+leap-frog half-step velocity (u_{n+1} - u_n)/dt of the step entering contact (what fem.problem.shocks, and so
+cases/sdnd101.toml, reports: first order in dt); here the reported (full-step) velocity is interpolated at the
+start, second order (-1.000304 sampled, -1.000135 refined).
 
 Checks (summary.json ``checks``; Code_Aster rows only with the benchmark's m, k, K, v0): the
 Code_Aster test values and tolerances of sdnd101a.comm (shock 1 INSTANT, F_MAX; shock 2 INSTANT,
@@ -98,6 +99,7 @@ from contact.zone import RigidPlane  # noqa: E402
 from fem.io import output_folder  # noqa: E402
 from fem.io.results import HistoryWriter  # noqa: E402
 from fem.mesh.mesh import Mesh  # noqa: E402
+from fem.problem.shocks import shock_table  # noqa: E402
 from fem.problem import (CentralDifferences, Pair, Problem, Release, Settings, Spring, Support, Uniform,  # noqa: E402
                          assemble)
 from fem import ranges  # noqa: E402
@@ -196,25 +198,12 @@ def simulate(mass: float, k: float, k_shock: float, v0: float, dt: float, t_end:
 
 
 # ------------------------------------------------------------------------------ shock tables
-def _peak(t: np.ndarray, f: np.ndarray, k: int, inside: np.ndarray) -> tuple[float, float]:
-    """Vertex (instant, value) of the parabola through samples k - 1, k, k + 1 when both neighbours
-    are in contact and the parabola is concave with its vertex between them; else sample k."""
-    if 0 < k < t.size - 1 and inside[k - 1] and inside[k + 1]:
-        tau = t[k - 1:k + 2] - t[k]
-        a, b, c = np.polyfit(tau, f[k - 1:k + 2], 2)
-        if a < 0:
-            s = -b / (2 * a)
-            if tau[0] <= s <= tau[2]:
-                return float(t[k] + s), float(c - b * b / (4 * a))
-    return float(t[k]), float(f[k])
-
-
-def shock_tables(run: Run, k_shock: float) -> tuple[list[dict], list[dict]]:
+def shock_tables(run: Run) -> tuple[list[dict], list[dict]]:
     """(refined, sampled) shock tables, each a list of dicts with instant, f_max, duration, impulse,
-    v_impact, start, end, complete. See the module docstring for the definitions."""
+    v_impact, start, end, complete: refined, fem.problem.shocks's (any problem's shock checks); sampled,
+    contact.shocks.detect_shocks on the force samples (Code_Aster's way). See the module docstring."""
     t, p, f = run.t, run.penetration, run.force
     vn = -run.v  # velocity along the plane normal (-1, 0)
-    last = t.size - 1
 
     def complete(s) -> bool:  # seen from its start (or from zero penetration at t0) to its end
         return bool(s.end < t[-1] and (s.start > t[0] or p[0] <= 0.0))
@@ -224,16 +213,12 @@ def shock_tables(run: Run, k_shock: float) -> tuple[list[dict], list[dict]]:
         row = {key: getattr(s, key) for key in (*SHOCK_FIELDS, "start", "end")}
         row["complete"] = complete(s)
         sampled.append(row)
-    # signed force: R_N in contact, its linear extension K p (< 0) outside, so that the threshold
-    # crossing is interpolated instead of snapped to the last open sample
-    inside = f > 0
-    signed = np.where(inside, f, k_shock * p)
-    refined = []
-    for s in detect_shocks(t, signed, vn):
-        k = int(np.searchsorted(t, s.instant))
-        instant, f_max = _peak(t, f, min(k, last), inside)
-        refined.append(dict(instant=instant, f_max=f_max, duration=s.duration, impulse=s.impulse,
-                            v_impact=s.v_impact, start=s.start, end=s.end, complete=complete(s)))
+    # the node's velocity read at the start (second order; the table's own, the gap's rate over the step
+    # entering contact, is Code_Aster's V_IMPACT, first order in dt)
+    refined = [{"instant": s["instant"], "f_max": s["force"], "duration": s["duration"], "impulse": s["impulse"],
+                "v_impact": float(np.interp(s["start"], t, vn)), "start": s["start"], "end": s["end"],
+                "complete": s["complete"]}
+               for s in shock_table(t, f, -p)]
     return refined, sampled
 
 
@@ -259,7 +244,7 @@ def convergence(params: dict, dt: float, levels: int, t_end: float, method: str)
     for i in range(levels + 1):
         h = dt / 2**i
         run = simulate(**params, dt=h, t_end=t_end, method=method)
-        refined, _ = shock_tables(run, params["k_shock"])
+        refined, _ = shock_tables(run)
         errors = closed_form_errors(refined, cf)
         row = {"dt": h, "steps": run.steps, "wall_s": run.wall_s}
         for key in ("instant", "f_max", "duration", "impulse"):
@@ -382,7 +367,7 @@ def _main(argv) -> int:
                        {**params, "dt": args.dt, "t_end": args.t_end, "method": args.method,
                         "convergence": args.convergence}, t_end=args.t_end, quiet=args.quiet)
     run = simulate(**params, dt=args.dt, t_end=args.t_end, method=args.method, history=out / "history.csv")
-    shocks, sampled = shock_tables(run, args.k_shock)
+    shocks, sampled = shock_tables(run)
     f_max_abs = max((s["f_max"] for s in shocks), default=0.0)
     checks = build_checks(shocks, f_max_abs, cf, args.t_end, benchmark)
     conv = convergence(params, args.dt, args.convergence, args.t_end, args.method) if args.convergence else None

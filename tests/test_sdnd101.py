@@ -97,7 +97,7 @@ def bound(dt: float) -> float:
 @functools.lru_cache(maxsize=None)
 def _shocks(method: str, dt: float, t_end: float = T_END):
     run = case.simulate(**PARAMS, dt=dt, t_end=t_end, method=method)
-    refined, _ = case.shock_tables(run, PARAMS["k_shock"])
+    refined, _ = case.shock_tables(run)
     return refined
 
 

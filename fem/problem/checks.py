@@ -34,6 +34,14 @@ uplift_time            body/pair   the first instant a pair of it opens by LIFT 
 overturn_time          a body      the instant its rotation reached its limit          s
 impact_time            pair / --   the instant of impact number ``impact`` (1 first)  s
 impact_kinetic_energy  pair / --   ``ke`` at the last step before that impact          J
+shock_force            a pair      the largest normal force of shock number ``impact``  N
+                                   at the slave node ``node`` (Code_Aster's
+                                   POST_DYNA_MODA_T F_MAX: fem.problem.shocks)
+shock_instant          a pair      its instant (INSTANT)                              s
+shock_duration         a pair      its duration (T_CHOC)                              s
+shock_impulse          a pair      its impulse (IMPULSION)                            N s
+impact_velocity        a pair      the node's normal velocity as it begins            m/s
+                                   (V_IMPACT, negative approaching)
 =====================  ==========  =================================================  ======
 
 A history quantity is read ``at`` an instant (linear between the steps on either side) or reduced
@@ -55,6 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fem.problem.shocks import shock_table
 from fem.ranges import BadInput, number
 
 #: quantity -> (what ``of`` names: "body", "pair", "node", "body|pair", "pair?" / "body?" (one or nothing),
@@ -74,7 +83,17 @@ QUANTITIES = {
     "overturn_time": ("body", "s", False),
     "impact_time": ("pair?", "s", False),
     "impact_kinetic_energy": ("pair?", "J", False),
+    "shock_force": ("pair", "N", False),
+    "shock_instant": ("pair", "s", False),
+    "shock_duration": ("pair", "s", False),
+    "shock_impulse": ("pair", "N s", False),
+    "impact_velocity": ("pair", "m/s", False),
 }
+#: the shock quantities (a row of a node's shock table, fem.problem.shocks) -> its field
+SHOCKS = {"shock_force": "force", "shock_instant": "instant", "shock_duration": "duration",
+          "shock_impulse": "impulse", "impact_velocity": "velocity"}
+#: the quantities of an impact or shock by its number (``impact``)
+NUMBERED = ("impact_time", "impact_kinetic_energy", *SHOCKS)
 MEASURES = ("max", "min", "max_abs", "integral")
 #: a pair's largest penetration over the run may reach this fraction of its contact elements' size
 #: (and of its clearance, when it has one): beyond it the contact no longer holds the surfaces apart
@@ -163,8 +182,10 @@ class Check:
             raise BadInput(f"{head}.of: {self.quantity} is read of a {owner.replace('|', ' or a ')}: name it")
         if owner is None and self.of is not None:
             raise BadInput(f"{head}.of: {self.quantity} is the whole run's: leave out of (got {self.of!r})")
-        if self.node is not None and self.quantity not in ("reaction", "gap"):
-            raise BadInput(f"{head}.node: only a pair's reaction or gap is read at one of its nodes")
+        if self.node is not None and self.quantity not in ("reaction", "gap", *SHOCKS):
+            raise BadInput(f"{head}.node: only a pair's reaction, gap or shocks are read at one of its nodes")
+        if self.quantity in SHOCKS and self.node is None:
+            raise BadInput(f"{head}.node: a shock is a node's (Code_Aster's NOEUD): name the slave node's group")
         if owner == "node" and self.component is None:
             raise BadInput(f"{head}.component: x or y of the node's quantity")
         if self.component is not None and owner != "node" and not (self.quantity == "reaction" and self.node):
@@ -185,18 +206,18 @@ class Check:
             if self.result == "instant" and self.measure not in ("max", "min", "max_abs"):
                 raise BadInput(f"{head}.result: the instant of a max, min or max_abs only")
             if self.impact is not None:
-                raise BadInput(f"{head}.impact: only for impact_time and impact_kinetic_energy")
+                raise BadInput(f"{head}.impact: only for the impact and shock quantities ({', '.join(NUMBERED)})")
         else:
             for key in ("at", "measure", "window"):
                 if getattr(self, key) is not None:
                     raise BadInput(f"{head}.{key}: {self.quantity} is an instant of the run, not a history")
             if self.result != "value":
                 raise BadInput(f"{head}.result: {self.quantity} is already an instant")
-            if self.quantity.startswith("impact"):
+            if self.quantity in NUMBERED:
                 if isinstance(self.impact, bool) or not isinstance(self.impact, int) or self.impact < 1:
                     raise BadInput(f"{head}.impact: the impact's number, 1 for the first, got {self.impact!r}")
             elif self.impact is not None:
-                raise BadInput(f"{head}.impact: only for impact_time and impact_kinetic_energy")
+                raise BadInput(f"{head}.impact: only for the impact and shock quantities ({', '.join(NUMBERED)})")
         if self.window is not None:
             w = tuple(self.window)
             if len(w) != 2:
@@ -341,6 +362,22 @@ def _series(c: Check, h: dict) -> tuple[float | None, str]:
     return float(abs(x[k]) if c.measure == "max_abs" else x[k]), ""
 
 
+def _shock(c: Check, h: dict) -> tuple[float | None, str]:
+    """The value of a shock check: a field of shock number ``c.impact`` of the node's table (fem.problem.shocks)
+    on the history ``h``."""
+    rn, gap = f"rn[{c.of}@{c.node}]", f"gap[{c.of}@{c.node}]"
+    if not h or rn not in h:
+        return None, "the stage has no history" if not h else f"no column {rn} in the history"
+    table = shock_table(h["t"], h[rn], h[gap])
+    if len(table) < c.impact:
+        return None, f"{len(table)} shock(s) of {c.of} at {c.node} in the run, no shock {c.impact}"
+    value = table[c.impact - 1][SHOCKS[c.quantity]]
+    if value is None:
+        return None, (f"shock {c.impact} is still closed at the history's end" if c.quantity != "impact_velocity"
+                      else f"shock {c.impact} is closed from the history's start")
+    return float(value), ""
+
+
 def _event(c: Check, outcome) -> tuple[float | None, str]:
     """The value of an event check (an instant, an impact's kinetic energy) from the outcome."""
     if c.quantity == "overturn_time":
@@ -393,6 +430,8 @@ def evaluate(checks, outcome, last_stage: str | None) -> list[dict]:
         if QUANTITIES[c.quantity][2]:
             stage = c.stage or last_stage
             value, note = _series(c, outcome.histories.get(stage, {}))
+        elif c.quantity in SHOCKS:
+            value, note = _shock(c, outcome.histories.get(c.stage or last_stage, {}))
         else:
             value, note = _event(c, outcome)
         rows.append(grade(c, value, note))

@@ -11,9 +11,9 @@ they are graded)::
     reference = 0.166
     tolerance = 0.02                 # relative by default; criterion = "absolute" in the quantity's unit
     source = "Lagrange run at dt_fine 5e-5 (docs/problem.md)"
-    # optional: name, stage (a dynamic stage's name; default the last), node (a pair's reaction or gap at
+    # optional: name, stage (a dynamic stage's name; default the last), node (a pair's reaction, gap or shocks at
     # one slave node), component ("x" or "y" of a displacement or velocity, or of a reaction at a node), result ("instant": the
-    # instant of the max or min), impact (1: the first, for impact_time and impact_kinetic_energy)
+    # instant of the max or min), impact (1: the first, for the impact and shock quantities)
 """
 from __future__ import annotations
 

@@ -294,9 +294,11 @@ TABLES = (
     )),
     Table("[[checks]]", "a quantity the run is graded by, as Code_Aster's TEST_RESU (docs/problem.md, Checks)", (
         ("quantity", "rotation, rotation_rate, reaction, gap, penetration, friction_demand, displacement, "
-                     "velocity, kinetic_energy, strain_energy, uplift_time, overturn_time, impact_time or impact_kinetic_energy"),
+                     "velocity, kinetic_energy, strain_energy, uplift_time, overturn_time, impact_time, impact_kinetic_energy, "
+                     "or a node's shock (Code_Aster's POST_DYNA_MODA_T): shock_force, shock_instant, shock_duration, "
+                     "shock_impulse, impact_velocity"),
         ("of", "the body, pair or one-node group it is read on"),
-        ("node", "a slave node's group, for a pair's reaction or gap at that node"),
+        ("node", "a slave node's group, for a pair's reaction, gap or shocks at that node"),
         ("component", '"x" or "y", for a displacement or a velocity, or a reaction at a node (its contact force on '
                       'the slave body)'),
         ("at", "the instant [s] it is read at (linear between steps)"),
@@ -304,7 +306,7 @@ TABLES = (
         ("window", "[t0, t1] [s] (default the whole stage)"),
         ("ends", 'whether the window\'s ends belong to it: ["closed", "closed"] (default), "open" leaves one out'),
         ("result", '"value" (default) or "instant": the instant of the max or min'),
-        ("impact", "the impact number, 1 the first (impact quantities)"),
+        ("impact", "the impact's or shock's number, 1 the first (impact and shock quantities)"),
         ("stage", "the dynamic stage whose history it reads (default the last)"),
         ("reference", "the reference value (required)"),
         ("tolerance", "the tolerance (required)"),
