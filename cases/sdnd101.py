@@ -409,11 +409,14 @@ def _main(argv) -> int:
           f"impulse {cf.impulse:.4f} N s")
     print(f"{'shock':>5s} {'instant [s]':>12s} {'F_max [N]':>11s} {'T_CHOC [s]':>11s} {'impulse':>10s} "
           f"{'V_IMPACT':>10s} {'start':>10s} {'end':>10s}   (sampled: instant, F_max, T_CHOC, impulse)")
+    def cell(x, spec: str) -> str:  # an unfinished shock has no end, duration or impulse: "-"
+        return format(x, spec) if x is not None else format("-", f">{spec.split('.')[0]}")
+
     for i, (s, r) in enumerate(zip(shocks, sampled), start=1):
-        flag = "" if s["complete"] else "  (incomplete)"
-        print(f"{i:5d} {s['instant']:12.6f} {s['f_max']:11.3f} {s['duration']:11.6f} {s['impulse']:10.4f} "
-              f"{s['v_impact']:10.6f} {s['start']:10.6f} {s['end']:10.6f}   ({r['instant']:.4f}, {r['f_max']:.3f}, "
-              f"{r['duration']:.4f}, {r['impulse']:.4f}){flag}")
+        flag = "" if s["complete"] else "  (incomplete: still in contact at the end)"
+        print(f"{i:5d} {s['instant']:12.6f} {s['f_max']:11.3f} {cell(s['duration'], '11.6f')} "
+              f"{cell(s['impulse'], '10.4f')} {s['v_impact']:10.6f} {s['start']:10.6f} {cell(s['end'], '10.6f')}   "
+              f"({r['instant']:.4f}, {r['f_max']:.3f}, {r['duration']:.4f}, {r['impulse']:.4f}){flag}")
     print_checks(checks)
     if not benchmark:
         print(f"custom configuration ({', '.join(changed)}): the references are the closed form for this run's "
