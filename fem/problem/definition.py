@@ -15,7 +15,7 @@ terms a simulation integrates, checking every group name first: a wrong one is r
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -31,6 +31,7 @@ from fem.mesh.read import read_mesh
 from fem.model.assembly import KINEMATICS, Model
 from fem.model.mass import MASS_KINDS
 from fem.model.material import ElasticMaterial
+from fem.problem import interfaces
 from fem.ranges import BadInput
 from fem.stage.discrete import SpringProperties, Springs
 
@@ -121,6 +122,30 @@ class Spring:
 
 
 @dataclass(frozen=True)
+class Contact:
+    """Contact among bodies found from the mesh instead of stated pair by pair (fem.problem.interfaces): every
+    interface between two of the bodies ``bodies`` (their surface groups; empty: every body of the problem)
+    a node-to-segment :class:`Pair` with the law ``law``, named ``SLAVE/MASTER`` after the two bodies: its
+    master the lower body's whole face (the left one's for a vertical interface), its slave the upper
+    body's edges that face it; the pair's line groups ``SLAVE>MASTER`` and ``MASTER<SLAVE`` are added to
+    the mesh. ``tolerance`` [m]: how far off one line two faces may lie and still face each other (default
+    1e-9 of the mesh's bounding-box diagonal: a mesh file's coincident points). ``clearance``: every pair's
+    Code_Aster JEU [m], as :class:`Pair`'s."""
+
+    law: object
+    bodies: tuple = ()
+    tolerance: float | None = None
+    clearance: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "bodies", tuple(self.bodies))
+        if self.tolerance is not None and not (isinstance(self.tolerance, (int, float)) and math.isfinite(self.tolerance)
+                                               and self.tolerance > 0):
+            raise BadInput(f"contacts.tolerance: a finite number of metres > 0, got {self.tolerance!r}")
+        Pair("contacts", "contacts", self.law, clearance=self.clearance)  # the clearance's own refusal
+
+
+@dataclass(frozen=True)
 class Problem:
     """A problem stated on the mesh's own group names.
 
@@ -138,6 +163,8 @@ class Problem:
     node_groups : new node group -> the groups (of any dimension) whose nodes it gathers, Code_Aster's
         DEFI_GROUP CREA_GROUP_NO UNION: ``{"CORNERS": ("O", "O1", "A")}`` makes one slave of three
         corner nodes (:func:`with_node_groups`).
+    contacts : the :class:`Contact` s: contact among bodies found from the mesh, one law each (the pairs
+        they find follow the stated ``pairs``).
     """
 
     mesh: object
@@ -151,9 +178,10 @@ class Problem:
     kinematics: str = "total_lagrangian"
     springs: tuple = ()
     node_groups: Mapping[str, tuple] = field(default_factory=dict)
+    contacts: tuple = ()
 
     def __post_init__(self) -> None:
-        for name in ("bodies", "supports", "pairs", "springs"):
+        for name in ("bodies", "supports", "pairs", "springs", "contacts"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         for name, parts in dict(self.node_groups).items():
             if not (isinstance(name, str) and name and isinstance(parts, (tuple, list)) and parts
@@ -201,7 +229,14 @@ class Problem:
             bad = [c for c in s.components if c not in COMPONENTS]
             if bad or not s.components:
                 raise BadInput(f"supports: {s.group!r}: components must be among {COMPONENTS}, got {s.components!r}")
-        schemes = {getattr(p.law, "scheme", None) for p in self.pairs}
+        for c in self.contacts:
+            if not isinstance(c, Contact):
+                raise BadInput(f"contacts: a fem.problem.Contact, got {type(c).__name__}")
+            unknown = [b for b in c.bodies if b not in groups]
+            if unknown:
+                raise BadInput(f"contacts.bodies: {unknown[0]!r} is not a body of the problem; the bodies: "
+                               f"{', '.join(groups) or 'none'}")
+        schemes = {getattr(p.law, "scheme", None) for p in (*self.pairs, *self.contacts)}
         if None in schemes:
             raise BadInput("pairs: a law must be one of contact.laws (it builds its term and names its scheme)")
         if len(schemes) > 1:
@@ -226,6 +261,7 @@ class Assembled:
     body_nodes: dict
     warnings: tuple
     springs: list = field(default_factory=list)  # one fem.stage.discrete.Springs per Spring
+    contact_search: dict | None = None  # what finding the problem's contacts did (fem.problem.interfaces)
 
     def all_terms(self) -> list:
         """Every force term the stages integrate: the pairs' contact terms, then the springs."""
@@ -320,6 +356,11 @@ def assemble(problem: Problem) -> Assembled:
     """The model, contact terms and springs of ``problem`` (BadInput naming the key for a wrong group
     name, a floating body, a crack or a contact surface that is not one)."""
     mesh = with_node_groups(load_mesh(problem.mesh), problem.node_groups)
+    search = None
+    if problem.contacts:
+        for b in problem.bodies:
+            need_group(mesh, f"bodies.{b.label}.group", b.group, (2,))
+        mesh, problem, search = _contacts(mesh, problem)
     for b in problem.bodies:
         need_group(mesh, f"bodies.{b.label}.group", b.group, (2,))
         if b.overturn_angle is not None and not (0 < b.overturn_angle < math.pi):
@@ -382,5 +423,36 @@ def assemble(problem: Problem) -> Assembled:
         except ValueError as err:
             raise BadInput(f"springs.{sp_.label}: {err}") from None
     body_nodes = {b.label: np.unique(mesh.cell_groups[b.group].connectivity) for b in problem.bodies}
-    return Assembled(problem, mesh, model, terms, body_nodes, tuple(warnings), springs)
+    return Assembled(problem, mesh, model, terms, body_nodes, tuple(warnings), springs, search)
+
+
+def _contacts(mesh: Mesh, problem: Problem) -> tuple[Mesh, Problem, dict]:
+    """The pairs of ``problem.contacts`` found on ``mesh`` (fem.problem.interfaces): the mesh with their line
+    groups, the problem with them after its stated pairs (and no contacts left to find), and what the
+    search did (summary.json ``contact_search``)."""
+    size = float(np.hypot(*np.ptp(mesh.points[:, :2], axis=0)))
+    pairs, records, names = list(problem.pairs), [], {p.label for p in problem.pairs}
+
+    def owner(group: str) -> str | None:  # the body holding every node of a stated pair's group
+        return next((b.group for b in problem.bodies if group in mesh.cell_groups or group in mesh.node_groups
+                     if _within(mesh, group, b.group)), None)
+
+    stated = {frozenset((owner(p.slave), owner(p.master))): p.label for p in problem.pairs if isinstance(p.master, str)}
+    for c in problem.contacts:
+        bodies = list(c.bodies) or [b.group for b in problem.bodies]
+        found, search = interfaces.find(mesh, bodies, c.tolerance if c.tolerance is not None else 1e-9 * size)
+        groups = [(f"{f.slave}>{f.master}", f"{f.master}<{f.slave}") for f in found]
+        for (slave, master), f in zip(groups, found):
+            if frozenset((f.slave, f.master)) in stated:
+                raise BadInput(f"contacts: the bodies {f.slave} and {f.master} are joined by the stated pair "
+                               f"{stated[frozenset((f.slave, f.master))]!r} already: drop the pair or leave one of "
+                               f"them out of the contact's bodies")
+            if slave in mesh.cell_groups or master in mesh.cell_groups or f"{f.slave}/{f.master}" in names:
+                raise BadInput(f"contacts: the bodies {f.slave} and {f.master} are joined twice (a stated pair or "
+                               f"another contact names {f.slave}/{f.master} or its groups): state them once")
+            names.add(f"{f.slave}/{f.master}")
+        mesh = interfaces.with_interfaces(mesh, found, groups)
+        pairs += [Pair(slave, master, c.law, f"{f.slave}/{f.master}", c.clearance) for (slave, master), f in zip(groups, found)]
+        records.append({"bodies": bodies, "pairs": [f"{f.slave}/{f.master}" for f in found], **search.record()})
+    return mesh, replace(problem, pairs=tuple(pairs), contacts=()), {"contacts": records}
 

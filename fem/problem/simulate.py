@@ -98,6 +98,7 @@ class Outcome:
     histories: dict = field(default_factory=dict)  # stage name -> its columns (name -> (n,) array)
     run_checks: list = field(default_factory=list)
     energy_creation: dict | None = None  # the watch's report (fem.problem.observe.CreationHook.report)
+    contact_search: dict | None = None  # what finding the problem's contacts did (Assembled.contact_search)
 
     def reraise(self) -> None:
         """Raise the interruption (a signal) or the failure (a Newton failure, a singular system, energy
@@ -131,7 +132,8 @@ class Outcome:
         return {"t_reached": self.t_reached, "bodies": self.bodies, "pairs": self.pairs, "impacts": self.impacts,
                 "energy": self.energy, "checks": self.checks, "run": self.stats,
                 "mesh_warnings": list(self.warnings),
-                **({"energy_creation": self.energy_creation} if self.energy_creation is not None else {})}
+                **({"energy_creation": self.energy_creation} if self.energy_creation is not None else {}),
+                **({"contact_search": self.contact_search} if self.contact_search is not None else {})}
 
 
 #: HHT alpha of the coarse steps and of the fine steps (through contact events) a simulation takes unless
@@ -565,6 +567,7 @@ def _outcome(status, message, state, history, bodies, pairs, energy, stats, t0, 
                               "uplift_time": p.uplift_time, "max_penetration": p.penetration,
                               "reaction_alternation": {"steps": p.alternation, "node": p.alternation_node,
                                                        "from": p.alternation_from}} for p in pairs},
-                   impacts, energy, checks, stats, folder, assembled.warnings, stage, spans, interrupted)
+                   impacts, energy, checks, stats, folder, assembled.warnings, stage, spans, interrupted,
+                   contact_search=assembled.contact_search)
 
 

@@ -24,7 +24,7 @@ from fem.loads.applied import ImposedDisplacement
 from fem.loads.functions import PiecewiseLinear
 from fem.model.mass import MASS_KINDS
 from fem.model.material import ElasticMaterial
-from fem.problem import (BaseMotion, Body, CentralDifferences, EventSteps, Pair, Preload, Problem, Spring,
+from fem.problem import (BaseMotion, Body, CentralDifferences, Contact, EventSteps, Pair, Preload, Problem, Spring,
                          Support, Uniform, Windows)
 from fem.problem.definition import load_mesh
 from fem.problem.observe import EnergyCreation
@@ -40,6 +40,7 @@ from fem.stage.phase import PREDICTORS, NewtonSettings
 MATERIAL = keys("[materials.NAME]")
 BODY = keys("[[bodies]]")
 PAIR = keys("[[pairs]]")
+CONTACT = keys("[[contacts]]")
 PLANE = keys("plane = { ... }")
 SUPPORT = keys("[[supports]]")
 MOTION = keys("motions = [{ ... }]")
@@ -108,15 +109,16 @@ def _material(src: Source, value, path: tuple) -> ElasticMaterial:
         raise src.refuse(path, str(err)) from None
 
 
-def _law(src: Source, t: dict, path: tuple, contact: ContactCatalogue):
-    """The pair's law: its name (``law``) and its own fields, each key of another law refused naming it."""
+def _law(src: Source, t: dict, path: tuple, contact: ContactCatalogue, table: tuple = PAIR):
+    """The pair's law: its name (``law``) and its own fields, each key of another law refused naming it;
+    ``table``: the keys of the table it is in ([[pairs]] or [[contacts]])."""
     LAWS, LAW_FIELDS = contact.laws, contact.law_fields
     if not LAWS:
         raise src.refuse(path, "a pair, but the reader was given no contact laws: load the file with "
                                "cases.problem_file.load (or fem.problem.file.load(..., contact=...))")
     law = text(src, t, path, "law", "lagrange", choices=tuple(LAWS))
     own = LAW_FIELDS[law]
-    known = tuple(k for k in PAIR if k != "mu" or k in own) + tuple(f for f in own if f not in PAIR)
+    known = tuple(k for k in table if k != "mu" or k in own) + tuple(f for f in own if f not in table)
     for key in t:
         if key not in known:
             laws = [n for n, f in LAW_FIELDS.items() if key in f]
@@ -471,6 +473,11 @@ def build(src: Source, data: dict, contact: ContactCatalogue) -> ProblemFile:
         schemes.append((i, law.scheme))
         pairs.append(Pair(slave, master, law, text(src, t, p, "name", None),
                           num(src, t, p, "clearance", 0.0, kind=r.GAP, signed=True)))
+    contacts = [_contact(src, t, ("contacts", i), contact, [b.group for b in bodies])
+                for i, t in enumerate(tables(src, data, "contacts", required=False))]
+    if contacts and len({c.law.scheme for c in contacts} | set(s for _, s in schemes)) > 1:
+        raise src.refuse(("contacts",), "velocity-level (moreau_jean) and position-level laws cannot be mixed in "
+                                        "one problem: they need different time schemes")
     springs = [_spring(src, t, ("springs", i)) for i, t in enumerate(tables(src, data, "springs", False))]
     for section in ("bodies", "pairs", "springs"):
         _unique(src, data, section)
@@ -495,11 +502,24 @@ def build(src: Source, data: dict, contact: ContactCatalogue) -> ProblemFile:
     series = text(src, output, ("output",), "format", "xdmf", choices=SERIES_FORMATS)
     try:
         problem = Problem(folder / mesh, bodies, supports, pairs, gravity, mass, thickness, point_masses,
-                          springs=springs, node_groups=node_groups)
+                          springs=springs, node_groups=node_groups, contacts=contacts)
     except (BadInput, ValueError) as err:
         raise translate(src, data, str(err)) from None
     return ProblemFile(src.path, problem, stages, steps, alpha, theta, alpha_fine, out, paraview, data, src, series,
                        read_checks(src, data), _energy_creation(src, data, stages))
+
+
+def _contact(src: Source, t: dict, p: tuple, contact: ContactCatalogue, groups: list[str]) -> Contact:
+    """A [[contacts]] table: its law (with the law's own keys), the bodies' groups, tolerance, clearance."""
+    law = _law(src, t, p, contact, CONTACT)
+    bodies = t.get("bodies", [])
+    if not (isinstance(bodies, list) and all(isinstance(b, str) and b for b in bodies)):
+        raise src.refuse(p + ("bodies",), f'expected a list of bodies\' groups (e.g. ["BRICK_1", "BRICK_2"]), got {shown(bodies)}')
+    for k, b in enumerate(bodies):
+        if b not in groups:
+            raise src.refuse(p + ("bodies", k), f"{b!r} is not a body's group; the bodies: {', '.join(groups) or 'none'}")
+    tolerance = num(src, t, p, "tolerance", None, low=0, open_low=True, kind=r.LENGTH)
+    return Contact(law, tuple(bodies), tolerance, num(src, t, p, "clearance", 0.0, kind=r.GAP, signed=True))
 
 
 def _node_groups(src: Source, data: dict) -> dict:

@@ -54,6 +54,7 @@ TABLES = (
         ("bodies", "the deformable bodies, [[bodies]] tables"),
         ("supports", "the fixed components, [[supports]] tables"),
         ("pairs", "the contact pairs, [[pairs]] tables"),
+        ("contacts", "contact among bodies found from the mesh, [[contacts]] tables"),
         ("stages", "the stages in order, [[stages]] tables (required)"),
         ("steps", "the time steps: one [steps] table for every stage, or a [steps.STAGE] table per stage"),
         ("scheme", "the time scheme's parameters, [scheme]"),
@@ -92,6 +93,15 @@ TABLES = (
         ("mu", "Coulomb's friction coefficient (required, except for buckling)"),
         ("name", "the pair's label in the results (default slave/master)"),
         ("clearance", "an initial distance [m] added to the gap, Code_Aster's JEU (default 0)"),
+    )),
+    Table("[[contacts]]", "contact among bodies found from the mesh: every interface between two of the bodies a "
+          "pair (the upper body's face the slave, the lower one's the master), one law; with the keys of its law", (
+        ("law", '"lagrange" (default), "augmented", "penalty", "moreau_jean" or "buckling"'),
+        ("mu", "Coulomb's friction coefficient (required, except for buckling)"),
+        ("bodies", "the bodies' surface groups among which contact is found (default: every body)"),
+        ("tolerance", "how far off one line two faces may lie and still face each other [m] (default 1e-9 of the "
+                      "mesh's size)"),
+        ("clearance", "an initial distance [m] added to every pair's gap, Code_Aster's JEU (default 0)"),
     )),
     Table("plane = { ... }", "a rigid plane as a pair's master", (
         ("point", "a point of the plane [x, y] [m]"),

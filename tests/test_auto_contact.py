@@ -1,0 +1,146 @@
+"""Contact among bodies found from the mesh (fem.problem.Contact, a problem file's [[contacts]]; the search:
+fem.problem.interfaces), instead of a pair stated per joint.
+
+* The two-block stack on its table (examples/stack_of_two.toml, its record scaled by 8 so that the blocks
+  rock, 0.02 rad in 0.6 s): the contacts found are the stated pairs' groups node for node, and the run is
+  the stated pairs' run: every history column equal to 1e-9 (measured: to the bit; the pairs' columns under
+  their new names, SLAVE/MASTER).
+* The three bricks on their plinth (examples/bricks_on_plinth.toml): the four interfaces found are the four
+  stated pairs, slave and master groups node for node (a brick's whole bottom on the whole top of the
+  body under it, a wider one), stated in Python and in the file alike.
+* A running-bond wall (meshes.assemblies): the interfaces found on its mesh join exactly the blocks its
+  builder's geometry joins, a brick resting on two bricks below included; a head joint's master is the
+  left brick's face.
+* A stated pair and a contact joining the same two bodies, a body the problem does not have: refused on
+  one line naming the key.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cases.problem_file import load
+from contact.laws import Lagrange
+from fem.model.material import ElasticMaterial
+from fem.problem import Body, Contact, Problem, Support, assemble, simulate
+from fem.ranges import BadInput
+from meshes.assemblies import running_bond_wall, write
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "examples"
+
+
+def _nodes(mesh, group: str) -> list[int]:
+    return sorted(np.unique(mesh.cell_groups[group].connectivity).tolist())
+
+
+def _found_as_stated(stated: Problem, found) -> dict:
+    """Stated pair label -> found pair label, each found pair's slave and master groups holding the nodes of
+    the stated pair's (asserted)."""
+    mesh = found.mesh
+    out = {}
+    for p in stated.pairs:
+        match = [q for q in found.problem.pairs
+                 if _nodes(mesh, q.slave) == _nodes(mesh, p.slave) and _nodes(mesh, q.master) == _nodes(mesh, p.master)]
+        assert len(match) == 1, p.label
+        out[p.label] = match[0].label
+    assert len(found.problem.pairs) == len(stated.pairs)
+    return out
+
+
+def test_the_stack_found_from_the_mesh_runs_as_its_stated_pairs():
+    pf = load(EXAMPLES / "stack_of_two.toml", [("stages.shake.duration", "0.6"), ("stages.shake.x.scale", "8"),
+                                                ("stages.shake.y.scale", "8")])
+    stated = pf.problem
+    laws = {p.name: p.law for p in stated.pairs}
+    found = replace(stated, pairs=(), contacts=(Contact(laws["table"], ("GROUN", "BLOCK_1")),
+                                                Contact(laws["joint"], ("BLOCK_1", "BLOCK_2"))))
+    names = _found_as_stated(stated, assemble(found))
+    assert names == {"table": "BLOCK_1/GROUN", "joint": "BLOCK_2/BLOCK_1"}
+    settings = dict(steps=pf.steps, alpha=pf.alpha, alpha_fine=pf.alpha_fine, theta=pf.theta)
+    one, two = simulate(stated, pf.stages, **settings), simulate(found, pf.stages, **settings)
+    assert one.status == two.status == "complete"
+    h1, h2 = one.history, two.history
+    assert np.max(np.abs(h1["theta[BLOCK_2]"])) > 0.01  # the blocks rock: contacts open and close
+    pair_columns = ("n_closed", "max_gap", "rn", "friction_demand", "penetration")  # the body "table" is a pair's name too
+    for column, values in h1.items():
+        quantity, _, label = column.rstrip("]").partition("[")
+        other = f"{quantity}[{names[label]}]" if quantity in pair_columns and label in names else column
+        np.testing.assert_allclose(h2[other], values, rtol=0, atol=1e-9, err_msg=column)
+    search = two.contact_search["contacts"]
+    assert [c["pairs"] for c in search] == [["BLOCK_1/GROUN"], ["BLOCK_2/BLOCK_1"]]
+    assert all(c["interfaces"] == 1 and c["facing_edge_pairs"] > 0 for c in search)
+
+
+def _bricks_file(tmp_path: Path) -> Path:
+    """examples/bricks_on_plinth.toml with its four pairs replaced by one [[contacts]] table."""
+    text = (EXAMPLES / "bricks_on_plinth.toml").read_text()
+    start = text.index("pairs = [")
+    end = text.index("\n\n", start)
+    text = text[:start] + 'contacts = [{ law = "lagrange", mu = 0.7 }]' + text[end:]
+    text = text.replace('mesh = "bricks_on_plinth.msh"', f'mesh = "{(EXAMPLES / "bricks_on_plinth.msh").as_posix()}"')
+    text = text.replace('"records/', f'"{(EXAMPLES / "records").as_posix()}/')
+    path = tmp_path / "bricks_auto.toml"
+    path.write_text(text)
+    return path
+
+
+def test_the_bricks_on_their_plinth_find_their_four_stated_pairs(tmp_path):
+    stated = load(EXAMPLES / "bricks_on_plinth.toml").problem
+    in_python = replace(stated, pairs=(), contacts=(Contact(Lagrange(mu=0.7)),))
+    names = _found_as_stated(stated, assemble(in_python))
+    assert sorted(names.values()) == ["BRICK_1/PLINTH", "BRICK_2/BRICK_1", "BRICK_3/BRICK_2", "PLINTH/FLOOR"]
+    in_file = load(_bricks_file(tmp_path)).problem
+    assert in_file.contacts == (Contact(Lagrange(mu=0.7)),) and in_file.pairs == ()
+    assert _found_as_stated(stated, assemble(in_file)) == names
+
+
+def test_a_wall_finds_the_joints_its_geometry_has(tmp_path):
+    wall = running_bond_wall(3, 3)
+    stone = ElasticMaterial(young=3e10, poisson=0.2, density=2500.0)
+    problem = Problem(write(wall, tmp_path / "wall.msh"), [Body(b.name, stone) for b in wall.bodies],
+                      [Support(g) for g in wall.held], contacts=[Contact(Lagrange(mu=0.7))])
+    found = assemble(problem)
+    joined = {(j.slave_body, j.master_body) for j in wall.joints}
+    assert {tuple(q.label.split("/")) for q in found.problem.pairs} == joined
+    assert ("BRICK_2_2", "BRICK_1_1") in joined and ("BRICK_2_2", "BRICK_1_2") in joined  # on two bricks below
+    assert ("BRICK_1_2", "BRICK_1_1") in joined  # a head joint: the left brick's face is the master
+    [record] = found.contact_search["contacts"]
+    assert record["interfaces"] == len(joined) and record["candidate_edge_pairs"] >= record["facing_edge_pairs"] > 0
+
+
+def test_a_body_joined_twice_or_unknown_is_refused(tmp_path):
+    stated = load(EXAMPLES / "bricks_on_plinth.toml").problem
+    with pytest.raises(BadInput, match="contacts: the bodies BRICK_1 and PLINTH are joined by the stated pair"):
+        assemble(replace(stated, pairs=stated.pairs[1:2], contacts=(Contact(Lagrange(mu=0.7), ("PLINTH", "BRICK_1")),)))
+    with pytest.raises(BadInput, match="contacts.bodies: 'WALL' is not a body of the problem"):
+        replace(stated, contacts=(Contact(Lagrange(mu=0.7), ("WALL",)),))
+    path = _bricks_file(tmp_path)
+    path.write_text(path.read_text().replace('contacts = [{ law = "lagrange", mu = 0.7 }]',
+                                             'contacts = [{ law = "lagrange", mu = 0.7, bodies = ["BRICK_9"] }]'))
+    with pytest.raises(BadInput, match=r"line \d+: contacts\[0\].bodies\[0\]: 'BRICK_9' is not a body's group"):
+        load(path)
+
+
+def test_blocks_touching_at_a_corner_only_are_not_joined(tmp_path):
+    """A block LOW on the ground and a block HIGH on a pillar beside it, HIGH's bottom-left corner on LOW's
+    top-right one: LOW's top and HIGH's bottom lie on one line, face to face, but meet at a point: no interface
+    between them; HIGH rests on the pillar, both LOW and the pillar on the ground."""
+    from meshes.bodies import Rectangle, write_bodies
+
+    mesh = write_bodies(tmp_path / "corner.msh", [
+        Rectangle("GROUND", -1.0, -0.5, 4.0, 0.5, size=0.5, edges={"GROUND_BOTTOM": "bottom"}),
+        Rectangle("LOW", 0.0, 0.0, 1.0, 1.0, size=0.5), Rectangle("PILLAR", 1.5, 0.0, 0.5, 1.0, size=0.5),
+        Rectangle("HIGH", 1.0, 1.0, 1.0, 1.0, size=0.5)])
+    stone = ElasticMaterial(young=3e10, poisson=0.2, density=2500.0)
+    problem = Problem(mesh, [Body(g, stone) for g in ("GROUND", "LOW", "PILLAR", "HIGH")], [Support("GROUND_BOTTOM")],
+                      contacts=[Contact(Lagrange(mu=0.7))])
+    found = assemble(problem)
+    assert {q.label for q in found.problem.pairs} == {"LOW/GROUND", "PILLAR/GROUND", "HIGH/PILLAR"}
+    # the pillar's whole top is HIGH's master; HIGH's slave its bottom's edges over the pillar alone
+    mesh = found.mesh
+    assert mesh.points[_nodes(mesh, "HIGH>PILLAR"), 0].min() == pytest.approx(1.5)
+    assert sorted(mesh.points[_nodes(mesh, "PILLAR<HIGH"), 0]) == pytest.approx([1.5, 1.75, 2.0])
