@@ -121,13 +121,15 @@ def find(mesh: Mesh, bodies, tolerance: float) -> tuple[list[Interface], Search]
         sides = by_bodies.setdefault((int(owner[a]), int(owner[b])), (set(), set()))
         sides[0].add(int(a))
         sides[1].add(int(b))
+    order = np.argsort(owner, kind="stable")  # each body's edges, without scanning them all per interface
+    of_body = np.split(order, np.searchsorted(owner[order], np.arange(1, len(bodies))))
     for (ka, kb), (on_a, on_b) in sorted(by_bodies.items()):
         normal = n[sorted(on_a)].sum(axis=0)
         scale = np.hypot(*normal)
         a_is_master = normal[1] > VERTICAL * scale or (abs(normal[1]) <= VERTICAL * scale and normal[0] > 0.0)
         (km, master_on), (ks, slave_on) = ((ka, on_a), (kb, on_b)) if a_is_master else ((kb, on_b), (ka, on_a))
         # the master's whole face: its boundary edges on the lines of its facing edges, turned the same way
-        candidates = np.flatnonzero(owner == km)
+        candidates = of_body[km]
         face = np.zeros(candidates.size, dtype=bool)
         for e in sorted(master_on):
             face |= ((np.abs((p[candidates] - p[e]) @ n[e]) <= tolerance)
