@@ -79,6 +79,26 @@ def test_a_bodys_kinetic_energy_is_its_own_column_the_whole_models_without_of():
     assert [r["value"] for r in rows] == [3.0, 5.0]
 
 
+def test_a_launched_bodys_kinetic_energy_is_its_own_half_m_v_squared(tmp_path):
+    """Two free blocks, no gravity, the first launched at 1 m/s (a Release), the second at rest: the check of
+    the first's kinetic energy reads m v^2 / 2 = 500 J (2000 kg/m^3 x 1 x 0.5 m), the second's 0, the whole
+    model's (no ``of``) 500 J; a rigid translation carries no force, so Newmark keeps it exactly (1e-9)."""
+    from fem.model.material import ElasticMaterial
+    from fem.problem import Body, Problem, Release, Uniform, simulate
+    from meshes.bodies import Rectangle, write_bodies
+
+    mesh = write_bodies(tmp_path / "two.msh", [Rectangle("A", 0.0, 0.0, 1.0, 0.5, size=0.25),
+                                               Rectangle("B", 2.0, 0.0, 1.0, 0.5, size=0.25)])
+    stone = ElasticMaterial(young=1e9, poisson=0.2, density=2000.0)
+    checks = [Check("kinetic_energy", of=of, at=0.01, reference=ref, tolerance=1e-9, criterion=crit,
+                    source="m v^2 / 2", name=f"KE {of}") for of, ref, crit in
+              (("A", 500.0, "relative"), ("B", 0.0, "absolute"), (None, 500.0, "relative"))]
+    out = simulate(Problem(mesh, [Body("A", stone), Body("B", stone)], gravity=0.0),
+                   [Release(0.02, velocity={"A": (1.0, 0.0)}, start=0.0)], steps=Uniform(0.005), checks=checks)
+    rows = {r["quantity"]: r for r in out.checks if r.get("stated")}
+    assert all(r["within_tolerance"] for r in rows.values()), rows
+
+
 @pytest.mark.parametrize("ny", [4, 8])
 def test_the_strain_energy_a_column_stores_under_its_weight_is_the_closed_form(ny, tmp_path):
     """A column W x H on rollers (Poisson 0: the stress is uniaxial; small strains), its weight on it
