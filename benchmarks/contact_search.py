@@ -21,6 +21,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from fem.io.markdown import md_table
+
 
 
 def measure(blocks: int, repeat: int, folder: Path) -> dict:
@@ -53,11 +55,10 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for n in a.blocks:
             rows.append(measure(n, a.repeat, Path(tmp)))
-    head = "| blocks | bodies | boundary edges | candidate pairs | facing pairs | interfaces | min [ms] | median [ms] | min / (n_e log2 n_e) [us] |"
-    lines = [head, "|" + "---|" * 9]
-    for r in rows:
-        lines.append(f"| {r['blocks']} | {r['bodies']} | {r['edges']} | {r['candidates']} | {r['facing']} | "
-                     f"{r['interfaces']} | {1e3 * r['min_s']:.2f} | {1e3 * r['median_s']:.2f} | {r['per_nlogn_us']:.3f} |")
+    lines = md_table(["blocks", "bodies", "boundary edges", "candidate pairs", "facing pairs", "interfaces", "min [ms]",
+                      "median [ms]", "min / (n_e log2 n_e) [us]"],
+                     [(r["blocks"], r["bodies"], r["edges"], r["candidates"], r["facing"], r["interfaces"],
+                       f"{1e3 * r['min_s']:.2f}", f"{1e3 * r['median_s']:.2f}", f"{r['per_nlogn_us']:.3f}") for r in rows])
     lines.append(f"\nload average {os.getloadavg()[0]:.2f} (1 min), {os.cpu_count()} cores")
     text = "\n".join(lines)
     print(text)

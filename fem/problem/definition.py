@@ -356,15 +356,13 @@ def assemble(problem: Problem) -> Assembled:
     """The model, contact terms and springs of ``problem`` (BadInput naming the key for a wrong group
     name, a floating body, a crack or a contact surface that is not one)."""
     mesh = with_node_groups(load_mesh(problem.mesh), problem.node_groups)
-    search = None
-    if problem.contacts:
-        for b in problem.bodies:
-            need_group(mesh, f"bodies.{b.label}.group", b.group, (2,))
-        mesh, problem, search = _contacts(mesh, problem)
     for b in problem.bodies:
         need_group(mesh, f"bodies.{b.label}.group", b.group, (2,))
         if b.overturn_angle is not None and not (0 < b.overturn_angle < math.pi):
             raise BadInput(f"bodies.{b.label}.overturn_angle: must lie in (0, pi) rad, got {b.overturn_angle!r}")
+    search = None
+    if problem.contacts:  # the pairs found join the stated ones (the bodies as they were)
+        mesh, problem, search = _contacts(mesh, problem)
     for s in problem.supports:
         need_group(mesh, f"supports.{s.group}", s.group, (1, 0))
     for p in problem.pairs:
