@@ -413,7 +413,7 @@ MUTATIONS = (
        "up = n[1] < -VERTICAL or (abs(n[1]) <= VERTICAL and n[0] > 0.0)",
        "tests/test_assemblies.py"),
     _m("contacts found: faces on one line joined where they do not overlap", "fem/problem/interfaces.py",
-       "keep = on_line & facing & (overlap > tolerance)", "keep = on_line & facing",
+       "keep = on_line & opposite & (hi - lo > tolerance)", "keep = on_line & opposite",
        "tests/test_auto_contact.py::test_blocks_touching_at_a_corner_only_are_not_joined"),
     _m("contacts found: the upper body's face taken as the master", "fem/problem/interfaces.py",
        "a_is_master = normal[1] > VERTICAL * scale or", "a_is_master = normal[1] < -VERTICAL * scale or",

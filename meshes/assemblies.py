@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fem.problem.interfaces import facing
 from meshes.bodies import Polygon, write_bodies
 
 #: a rectangle's sides by edge index, counter-clockwise from its bottom-left corner
@@ -129,7 +130,8 @@ def joints(bodies: Sequence[Polygon], tol: float = 1e-9) -> tuple[Joint, ...]:
     (both ends of each within ``tol`` [m] of the other's line), run in opposite directions (face to face,
     the bodies on either side) and overlap over more than ``tol`` [m]. The master is the face whose outward
     normal points up, or right for a vertical joint (module docstring). In the bodies' order; an edge that
-    meets another body but belongs to no line group is refused (ValueError naming it)."""
+    meets another body but belongs to no line group is refused (ValueError naming it). The facing test is
+    fem.problem.interfaces.facing's, the one contact found from a mesh (fem.problem.Contact) uses."""
     owner, first, second = [], [], []
     for i, b in enumerate(bodies):
         c = b.corners
@@ -140,38 +142,27 @@ def joints(bodies: Sequence[Polygon], tol: float = 1e-9) -> tuple[Joint, ...]:
     if not owner:
         return ()
     a, z = np.array(first, dtype=float), np.array(second, dtype=float)
-    of = np.array([i for i, _ in owner])
     found = []
-    for e in range(len(owner)):
-        d = z[e] - a[e]
-        length = float(np.hypot(*d))
-        if length <= tol:
-            continue
-        u = d / length
+    for e, f, lo, hi in zip(*facing(a, z, np.array([i for i, _ in owner]), tol)[:4]):
+        u = (z[e] - a[e]) / np.hypot(*(z[e] - a[e]))
         n = np.array([u[1], -u[0]])  # outward: the body is on the left of its edges
-        near = (np.abs((a - a[e]) @ n) <= tol) & (np.abs((z - a[e]) @ n) <= tol)
-        facing = (z - a) @ u < 0.0
-        s0, s1 = (a - a[e]) @ u, (z - a[e]) @ u
-        lo, hi = np.maximum(0.0, np.minimum(s0, s1)), np.minimum(length, np.maximum(s0, s1))
-        hits = np.flatnonzero(near & facing & (hi - lo > tol) & (of != of[e]) & (np.arange(len(owner)) > e))
-        for f in hits:
-            up = n[1] > VERTICAL or (abs(n[1]) <= VERTICAL and n[0] > 0.0)  # edge e is the master
-            master, slave = (e, int(f)) if up else (int(f), e)
-            names = []
-            for edge in (slave, master):
-                body, k = bodies[owner[edge][0]], owner[edge][1]
-                group = _edge_group(body, k)
-                if group is None:
-                    other = bodies[owner[master if edge == slave else slave][0]].name
-                    raise ValueError(f"body {body.name}: its edge {k} meets body {other} but belongs to no line "
-                                     "group: name it in the polygon's edges")
-                names.append(group)
-            p, q = a[e] + lo[f] * u, a[e] + hi[f] * u
-            if not up:  # along the master face's own direction
-                p, q = q, p
-            found.append(((owner[master][0], owner[slave][0]),
-                          Joint(names[0], names[1], bodies[owner[slave][0]].name, bodies[owner[master][0]].name,
-                                (float(p[0]), float(p[1])), (float(q[0]), float(q[1])))))
+        up = n[1] > VERTICAL or (abs(n[1]) <= VERTICAL and n[0] > 0.0)  # edge e is the master
+        master, slave = (e, int(f)) if up else (int(f), e)
+        names = []
+        for edge in (slave, master):
+            body, k = bodies[owner[edge][0]], owner[edge][1]
+            group = _edge_group(body, k)
+            if group is None:
+                other = bodies[owner[master if edge == slave else slave][0]].name
+                raise ValueError(f"body {body.name}: its edge {k} meets body {other} but belongs to no line "
+                                 "group: name it in the polygon's edges")
+            names.append(group)
+        p, q = a[e] + lo * u, a[e] + hi * u
+        if not up:  # along the master face's own direction
+            p, q = q, p
+        found.append(((owner[master][0], owner[slave][0]),
+                      Joint(names[0], names[1], bodies[owner[slave][0]].name, bodies[owner[master][0]].name,
+                            (float(p[0]), float(p[1])), (float(q[0]), float(q[1])))))
     return tuple(j for _, j in sorted(found, key=lambda x: x[0]))
 
 

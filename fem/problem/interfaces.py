@@ -85,6 +85,30 @@ def boundary(mesh: Mesh, body: str) -> tuple[np.ndarray, str]:
     return edges[counts[inverse] == 1], line_type
 
 
+def facing(p: np.ndarray, q: np.ndarray, owner: np.ndarray, tolerance: float):
+    """The segments p -> q ((m, 2) each [m], of owners ``owner`` (m,)) that face one another (module docstring):
+    ``(i, j, lo, hi, candidates)``, the pairs i < j of different owners, in (i, j) order, j on i's line (both
+    its ends within ``tolerance``), running the other way, overlapping over [lo, hi] along i from p_i, longer
+    than ``tolerance``; ``candidates`` the broad phase's pairs (a KD-tree over the midpoints, within the longest
+    segment's length). A segment of zero length faces nothing."""
+    length = np.hypot(*(q - p).T)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (q - p) / length[:, None]
+    n = np.stack([t[:, 1], -t[:, 0]], axis=1)
+    pairs = cKDTree(0.5 * (p + q)).query_pairs(float(length.max()) + tolerance, output_type="ndarray")
+    pairs = pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
+    i, j = pairs[:, 0], pairs[:, 1]
+    other = owner[i] != owner[j]
+    i, j = i[other], j[other]
+    on_line = ((np.abs(np.einsum("kd,kd->k", p[j] - p[i], n[i])) <= tolerance)
+               & (np.abs(np.einsum("kd,kd->k", q[j] - p[i], n[i])) <= tolerance))
+    opposite = np.einsum("kd,kd->k", t[i], t[j]) < 0.0
+    s0, s1 = np.einsum("kd,kd->k", p[j] - p[i], t[i]), np.einsum("kd,kd->k", q[j] - p[i], t[i])
+    lo, hi = np.maximum(0.0, np.minimum(s0, s1)), np.minimum(length[i], np.maximum(s0, s1))
+    keep = on_line & opposite & (hi - lo > tolerance)
+    return i[keep], j[keep], lo[keep], hi[keep], len(pairs)
+
+
 def find(mesh: Mesh, bodies, tolerance: float) -> tuple[list[Interface], Search]:
     """The interfaces among the surface groups ``bodies`` (in the bodies' order: A before B) and what the
     search did; ``tolerance`` [m] (module docstring)."""
@@ -103,17 +127,7 @@ def find(mesh: Mesh, bodies, tolerance: float) -> tuple[list[Interface], Search]
     length = np.hypot(*(q - p).T)
     t = (q - p) / length[:, None]
     n = np.stack([t[:, 1], -t[:, 0]], axis=1)
-    pairs = cKDTree(0.5 * (p + q)).query_pairs(float(length.max()) + tolerance, output_type="ndarray")
-    i, j = pairs[:, 0], pairs[:, 1]
-    other = owner[i] != owner[j]
-    i, j = i[other], j[other]
-    on_line = ((np.abs(np.einsum("kd,kd->k", p[j] - p[i], n[i])) <= tolerance)
-               & (np.abs(np.einsum("kd,kd->k", q[j] - p[i], n[i])) <= tolerance))
-    facing = np.einsum("kd,kd->k", t[i], t[j]) < 0.0
-    s0, s1 = np.einsum("kd,kd->k", p[j] - p[i], t[i]), np.einsum("kd,kd->k", q[j] - p[i], t[i])
-    overlap = np.minimum(length[i], np.maximum(s0, s1)) - np.maximum(0.0, np.minimum(s0, s1))
-    keep = on_line & facing & (overlap > tolerance)
-    i, j = i[keep], j[keep]
+    i, j, _, _, broad = facing(p, q, owner, tolerance)
     found = []
     by_bodies: dict[tuple[int, int], tuple[set, set]] = {}
     for x, y in zip(i, j):
@@ -138,7 +152,7 @@ def find(mesh: Mesh, bodies, tolerance: float) -> tuple[list[Interface], Search]
         slave = np.array(sorted(slave_on))
         ts, tm = types[bodies[ks]], types[bodies[km]]
         found.append(Interface(bodies[ks], bodies[km], nodes[slave, :WIDTH[ts]], nodes[master, :WIDTH[tm]], ts, tm))
-    search = Search(int(len(length)), int(len(pairs)), int(keep.sum()), len(found), time.perf_counter() - started)
+    search = Search(int(len(length)), int(broad), int(len(i)), len(found), time.perf_counter() - started)
     return found, search
 
 
