@@ -74,7 +74,11 @@ def zone_rows(points, u, slave, segments, plane, extension, clearance, gap, norm
         zone_loops.plane_rows(slave, normal, tangent, dofs, wn, wt)
     else:
         best = np.empty(ns, dtype=np.int64)
-        zone_loops.segment_geometry(points, u, slave, segments, extension, clearance, gap, normal, tangent, best, xi)
+        every = np.empty((ns, 2), dtype=np.int64)  # each slave node among every segment
+        for i in range(ns):
+            every[i, 0], every[i, 1] = 0, segments.shape[0]
+        zone_loops.segment_geometry(points, u, slave, segments, every, extension, clearance, gap, normal, tangent,
+                                    best, xi)
         for i in range(ns):
             master[i, 0], master[i, 1] = segments[best[i], 0], segments[best[i], 1]
         zone_loops.segment_rows(slave, master, xi, normal, tangent, dofs, wn, wt)

@@ -261,8 +261,8 @@ class MultiplierContact:
             if self.points.dtype == np.float64 and self.points.ndim == 2 and self.points.shape[1] == 2:
                 if zone.plane is not None:
                     fused = (NO_SEGMENTS, np.array([*zone.plane.point, *zone.plane.normal]), 2)
-                elif zone.segments is not None and zone.segments.shape[0]:
-                    fused = (zone.segments, NO_PLANE, 6)
+                elif zone.segments is not None and zone.segments.shape[0] and zone.candidates is None:
+                    fused = (zone.segments, NO_PLANE, 6)  # (an interface zone's candidates: numpy's geometry)
             self._fused = fused
         return self._fused
 
@@ -401,7 +401,9 @@ class MultiplierContact:
         geo, _, Gt = self.rows(u)
         ds = Gt @ (u - trial.u0)  # slip over the step, whatever the level
         w0 = 0.0 if self.impulsive else 0.5
-        work = StepWork(contact=law_work(self._lam[0::2], trial.lam[0::2], geo.gap - gap0, w0),
+        with np.errstate(invalid="ignore"):  # a node off its master (inf - inf): law_work leaves it out
+            jump = geo.gap - gap0
+        work = StepWork(contact=law_work(self._lam[0::2], trial.lam[0::2], jump, w0),
                         friction=law_work(self._lam[1::2], trial.lam[1::2], ds, w0))
         trial.work = (u, work, ds)
         return work, ds

@@ -167,16 +167,28 @@ class ContactZone:
     extension: float
     slave_group: str
     master_name: str
+    candidates: np.ndarray | None = None  # (n_s, 2): point i pairs among segments[lo:hi] (None: all)
+    joints: tuple = ()  # the joints' labels of an interface zone (:func:`interface_zone`)
+    joint_of: np.ndarray | None = None  # (n_s,): the joint of each slave point
 
     @property
     def size(self) -> int:
         return int(self.slave.size)
 
+    def candidate_ranges(self) -> np.ndarray:
+        """(n_s, 2) int64: the [lo, hi) range of the master segments each slave point pairs among."""
+        if self.candidates is not None:
+            return self.candidates
+        ranges = np.zeros((self.slave.size, 2), dtype=np.int64)
+        ranges[:, 1] = 0 if self.segments is None else self.segments.shape[0]
+        return ranges
+
     def geometry(self, points: np.ndarray, u: np.ndarray) -> ContactGeometry:
         """Pair and measure in the configuration x = X + u (points (n, 2), u (2 n,)).
 
         Rigid plane (point p, normal n): g = (x_s - p) . n + clearance, t = (-n_y, n_x), master -1,
-        xi 0. Master segments (a, b), d = b - a: each slave node pairs with the segment whose
+        xi 0. Master segments (a, b), d = b - a: each slave node pairs with the segment (among its
+        candidates, :meth:`candidate_ranges`) whose
         closest point (at xi = (x_s - a) . d / |d|^2 clipped to [0, 1]) is nearest; on it t = d / |d|,
         n = (t_y, -t_x), xi_b = xi clipped to [-extension, 1 + extension] and
         g = (x_s - a - xi_b d) . n + clearance, g = +inf where xi != xi_b (projection beyond the
@@ -194,8 +206,8 @@ class ContactZone:
         if self.segments.shape[0] == 0 and ns:
             raise ContactError(f"master {self.master_name!r} of zone {self.slave_group!r} has no segment")
         best = np.empty(ns, dtype=np.int64)
-        segment_geometry(points, u, self.slave, self.segments, self.extension, self.clearance, gap, normal, tangent,
-                         best, xi)
+        segment_geometry(points, u, self.slave, self.segments, self.candidate_ranges(), self.extension, self.clearance,
+                         gap, normal, tangent, best, xi)
         return ContactGeometry(self.slave, gap, normal, tangent, self.segments[best], xi)
 
 
@@ -366,6 +378,8 @@ def zone_of(mesh: Mesh, slave: str, master: "str | RigidPlane | BiPlane", cleara
     """The contact zone of a slave line group (or a node group) against a master line group or a
     rigid plane (:func:`contact_zone`, :func:`node_zone`), or of a node group against the nodes of
     a :class:`BiPlane` (:func:`node_pairs`); ``clearance``: JEU [m]."""
+    if hasattr(master, "interfaces"):  # the joints a contact found, one term (fem.problem.interfaces.Joints)
+        return interface_zone(mesh, slave, master, clearance)
     if isinstance(master, BiPlane):
         pairs = node_pairs(mesh, slave, master.other, master.direction, master.dist_1, master.dist_2)
         if not np.isfinite(clearance):
@@ -374,6 +388,34 @@ def zone_of(mesh: Mesh, slave: str, master: "str | RigidPlane | BiPlane", cleara
     if slave in mesh.cell_groups and mesh.cell_groups[slave].dim == 1:
         return contact_zone(mesh, slave, master, clearance)
     return node_zone(mesh, slave, master, clearance)
+
+
+def interface_zone(mesh: Mesh, slave: str, joints, clearance: float = 0.0, extension: float = 0.5) -> ContactZone:
+    """One zone for many joints (``joints.interfaces``: (slave line group, master line group) each, labelled
+    ``joints.labels``): the slave nodes of every joint, a node on two joints once for each (a brick's corner
+    on its bed and its head joint), each pairing only among its own joint's master segments
+    (:attr:`ContactZone.candidates`): what one pair of each joint would compute, as one term. ``slave``:
+    the line group of all the slave edges (the zone's name)."""
+    if not np.isfinite(clearance):
+        raise ContactError(f"clearance (JEU) must be finite, got {clearance}")
+    points, segments, ranges, owner = [], [], [], []
+    for k, (s, m) in enumerate(joints.interfaces):
+        nodes = np.unique(mesh.cells(s).connectivity)
+        seg = np.ascontiguousarray(mesh.cells(m).connectivity[:, :2])
+        if np.intersect1d(seg, nodes).size:
+            raise ContactError(f"slave group {s!r} and master group {m!r} share nodes: "
+                               "contact needs distinct nodes on the two bodies")
+        first = sum(len(x) for x in segments)
+        points.append(nodes)
+        segments.append(seg)
+        ranges.append(np.tile([first, first + len(seg)], (nodes.size, 1)))
+        owner.append(np.full(nodes.size, k))
+    empty = np.zeros(0, dtype=np.int64)
+    return ContactZone(np.concatenate(points) if points else empty,
+                       np.concatenate(segments).astype(np.int64) if segments else np.zeros((0, 2), dtype=np.int64),
+                       None, float(clearance), float(extension), slave, joints.name,
+                       np.concatenate(ranges).astype(np.int64) if ranges else np.zeros((0, 2), dtype=np.int64),
+                       tuple(joints.labels), np.concatenate(owner) if owner else empty)
 
 
 # ------------------------------------------------------------------------------------ compiled loops
@@ -405,10 +447,11 @@ def plane_geometry(points, u, slave, px, py, nx, ny, clearance, gap, normal, tan
 
 
 @compiled.loop(cache=True, error_model="numpy")
-def segment_geometry(points, u, slave, segments, extension, clearance, gap, normal, tangent, best, xi):
+def segment_geometry(points, u, slave, segments, candidates, extension, clearance, gap, normal, tangent, best, xi):
     """Slave nodes against master segments (a, b) in x = X + u (node-to-segment).
 
-    Pairing: each slave node x_s goes with the segment whose closest point to it is nearest (the
+    Pairing: each slave node x_s goes with the segment, among its candidates segments[lo:hi]
+    (``candidates`` (n_s, 2) = lo, hi: every segment, or those of its own joint), whose closest point to it is nearest (the
     first such segment on a tie; a degenerate segment, whose distance is NaN, wins as np.argmin
     would have it), the closest point at xi = (x_s - a) . d / |d|^2 clipped to [0, 1], d = b - a.
     Measures on that segment: xi_b = xi clipped to [-extension, 1 + extension] (TOLE_PROJ_EXT),
@@ -429,8 +472,9 @@ def segment_geometry(points, u, slave, segments, extension, clearance, gap, norm
         s = slave[i]
         x = points[s, 0] + u[2 * s]
         y = points[s, 1] + u[2 * s + 1]
-        k, nearest, xi_p = 0, np.inf, np.nan
-        for j in range(nm):
+        lo, hi = candidates[i, 0], candidates[i, 1]
+        k, nearest, xi_p = lo, np.inf, np.nan
+        for j in range(lo, hi):
             rx, ry = x - ax[j], y - ay[j]
             xi_j = (rx * dx[j] + ry * dy[j]) / length2[j]
             c = clip(xi_j, 0.0, 1.0)
@@ -439,7 +483,7 @@ def segment_geometry(points, u, slave, segments, extension, clearance, gap, norm
             if distance != distance:  # NaN: np.argmin takes the first one
                 k, xi_p = j, xi_j
                 break
-            if j == 0 or distance < nearest:
+            if j == lo or distance < nearest:
                 k, nearest, xi_p = j, distance, xi_j
         best[i] = k
         # unclamped projection on the chosen segment; beyond the surface's ends only up to `extension`
@@ -494,6 +538,7 @@ def _load_compiled_loops() -> None:
     plane_geometry(points, u, slave, 0.0, 0.0, 0.0, 1.0, 0.0, gap, normal, tangent)
     plane_rows(slave, normal, tangent, np.empty((2, 2), dtype=np.int64), np.empty((2, 2)), np.empty((2, 2)))
     best = np.empty(2, dtype=np.int64)
-    segment_geometry(points, u, slave, segments, 0.5, 0.0, gap, normal, tangent, best, xi)
+    segment_geometry(points, u, slave, segments, np.array([[0, 1], [0, 1]], dtype=np.int64), 0.5, 0.0, gap, normal,
+                     tangent, best, xi)
     segment_rows(slave, segments[best], xi, normal, tangent, np.empty((2, 6), dtype=np.int64), np.empty((2, 6)),
                  np.empty((2, 6)))

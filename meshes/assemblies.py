@@ -207,7 +207,8 @@ def running_bond_wall(courses: int, bricks: int, brick: tuple[float, float] = (0
 
 
 def arch(n: int, radius: float, thickness: float, opening: float = math.pi, element: str = "QUA4",
-         size: float | None = None, abutments: bool = True, chords: int = 1, base_element: str | None = None) -> Assembly:
+         size: float | None = None, abutments: bool = True, chords: int = 1, base_element: str | None = None,
+         base: bool = True) -> Assembly:
     """A circular arch of ``n`` voussoirs, centre (0, 0), centre-line radius R = ``radius``, thickness
     t = ``thickness`` (intrados radius R - t/2, extrados R + t/2) [m], symmetric about the y axis: its
     springings on the radial lines at angles (pi + opening)/2 (left) and (pi - opening)/2 (right) from the
@@ -223,7 +224,10 @@ def arch(n: int, radius: float, thickness: float, opening: float = math.pi, elem
     ``abutments``: a block under each springing, ``ABUTMENT_L`` and ``ABUTMENT_R``: its top the springing
     joint, its sides vertical down to t below the lower springing point, on a slab ``BASE`` t thick that
     reaches t beyond the abutments' outer sides, its bottom ``BASE_BOTTOM`` held; both meshed with
-    ``base_element`` (default ``element``). Without abutments the springing joints ``VOUSSOIR_1_JOINT_A``
+    ``base_element`` (default ``element``). ``base=False``: no slab, the abutments' bottoms
+    ``ABUTMENT_L_BOTTOM`` and ``ABUTMENT_R_BOTTOM`` held (abutments that do not move: the arch's own
+    strength, as the limit analysis of an arch on fixed springings states it; the slab's abutments, t
+    square, overturn under the thrust of a thin semicircle). Without abutments the springing joints ``VOUSSOIR_1_JOINT_A``
     and ``VOUSSOIR_<n>_JOINT_B`` are held (or made to touch a ground of one's own)."""
     _count("arch", n=n, chords=chords)
     _positive("arch", radius=radius, thickness=thickness, opening=opening)
@@ -256,6 +260,8 @@ def arch(n: int, radius: float, thickness: float, opening: float = math.pi, elem
     (xi, yi), (xo, yo) = on(inner, psis[-1]), on(outer, psis[-1])
     bodies.append(block("ABUTMENT_R", [(xi, bottom), (xo, bottom), (xo, yo), (xi, yi)], RECTANGLE_SIDES,
                         element_b, size))
+    if not base:
+        return _assembly(bodies, ["ABUTMENT_L_BOTTOM", "ABUTMENT_R_BOTTOM"])
     bodies.append(rectangle("BASE", (-xo - thickness, xo + thickness), (bottom - thickness, bottom), element_b, size))
     return _assembly(bodies, ["BASE_BOTTOM"])
 

@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 from cases.problem_file import load
-from contact.laws import Lagrange
+from contact.laws import Lagrange, Penalty
 from fem.model.material import ElasticMaterial
-from fem.problem import Body, Contact, Problem, Support, assemble, simulate
+from fem.problem import Body, Contact, Problem, Support, Uniform, assemble, simulate
 from fem.ranges import BadInput
 from meshes.assemblies import running_bond_wall, write
 
@@ -144,3 +144,57 @@ def test_blocks_touching_at_a_corner_only_are_not_joined(tmp_path):
     mesh = found.mesh
     assert mesh.points[_nodes(mesh, "HIGH>PILLAR"), 0].min() == pytest.approx(1.5)
     assert sorted(mesh.points[_nodes(mesh, "PILLAR<HIGH"), 0]) == pytest.approx([1.5, 1.75, 2.0])
+
+
+@pytest.mark.parametrize("law", [Lagrange(mu=0.8), Penalty(1e10, mu=0.8, tangential_stiffness=1e10)],
+                         ids=["lagrange", "penalty"])
+def test_a_merged_contact_runs_as_its_pairs(tmp_path, law):
+    """Contact(merge=True): the joints of an arch of 7 voussoirs as one term give the run of one pair a
+    joint (the same contact points, each on its own joint's master): the voussoirs' rotations to 1e-12 rad
+    under a ramp to collapse, the same collapse multiplier and the same hinges, named joint by joint; one
+    pair in the problem, its slave the line group of every joint's slave edges."""
+    from cases.masonry_arch import arch_stages
+    from fem.problem import Collapse
+    from meshes.assemblies import arch
+
+    vault = arch(7, 1.0, 0.2, size=10.0, base=False)
+    mesh = write(vault, tmp_path / "arch.msh")
+    stone = ElasticMaterial(young=2e10, poisson=0.2, density=2500.0)
+    runs = []
+    for merge in (False, True):
+        problem = Problem(mesh, bodies=[Body(b.name, stone) for b in vault.bodies],
+                          supports=[Support(g) for g in vault.held], contacts=[Contact(law, merge=merge)])
+        assembled = assemble(problem)
+        assert len(assembled.problem.pairs) == (1 if merge else 8)
+        runs.append(simulate(problem, arch_stages(ramp_g=1.0, ramp_time=2.0), steps=Uniform(5e-3), collapse=Collapse()))
+    one, two = runs
+    assert one.status == two.status == "complete" and one.collapse["collapsed"] is True
+    assert two.collapse["hinges"] == one.collapse["hinges"] and len(one.collapse["hinges"]) == 4
+    assert two.collapse["collapse_multiplier"] == one.collapse["collapse_multiplier"]
+    assert list(two.pairs) == ["CONTACT_1"] and two.contact_search["contacts"][0]["merged_into"] == "CONTACT_1"
+    for column, values in one.history.items():
+        if column.startswith("theta["):
+            np.testing.assert_allclose(two.history[column], values, rtol=0, atol=1e-12, err_msg=column)
+
+
+def test_a_merged_wall_presses_each_corner_on_its_own_joints(tmp_path):
+    """A two-course wall under its weight with penalty joints, merged and pair by pair: the same preloaded
+    displacements to round-off. Where a head joint ends on a bed joint a brick's corner node is a slave
+    of both joints: merged, it is two contact points, each pairing on its own joint's master only."""
+    from fem import Preload
+
+    wall = running_bond_wall(2, 3, size=0.2)
+    mesh = write(wall, tmp_path / "wall.msh")
+    stone = ElasticMaterial(young=1e10, poisson=0.2, density=2000.0)
+    law = Penalty(1e8, mu=0.7, tangential_stiffness=1e8)
+    states = []
+    for merge in (False, True):
+        problem = Problem(mesh, bodies=[Body(b.name, stone) for b in wall.bodies],
+                          supports=[Support(g) for g in wall.held], contacts=[Contact(law, merge=merge)])
+        out = simulate(problem, [Preload()])
+        assert out.status == "complete", out.message
+        states.append(out.state.u)
+    zone = assemble(problem).terms[0].zone
+    assert zone.slave.size > np.unique(zone.slave).size  # corner nodes on two joints: a point on each
+    scale = np.abs(states[0]).max()
+    assert scale > 0 and np.abs(states[1] - states[0]).max() <= 1e-9 * scale

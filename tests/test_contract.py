@@ -372,6 +372,12 @@ from test_fragility import CONTRACT_IMPOSSIBLE as FRAGILITY_IMPOSSIBLE, CONTRACT
 
 SHORT["fragility"] = FRAGILITY_SHORT
 IMPOSSIBLE["fragility"] = FRAGILITY_IMPOSSIBLE
+from test_masonry_arch_contract import CONTRACT_FLAG_RUNS as ARCH_FLAG_RUNS  # noqa: E402
+from test_masonry_arch_contract import CONTRACT_IMPOSSIBLE as ARCH_IMPOSSIBLE, CONTRACT_PROGRESS as ARCH_PROGRESS, \
+    CONTRACT_SHORT as ARCH_SHORT  # noqa: E402
+
+SHORT["masonry_arch"] = ARCH_SHORT
+IMPOSSIBLE["masonry_arch"] = ARCH_IMPOSSIBLE
 
 for _name in SDNV105:
     IMPOSSIBLE[_name] += [(["--nx", "3", "--ny", "8"], ("--nx", "even")), (["--nx", "4"], ("--nx and --ny",))]
@@ -1074,6 +1080,7 @@ PROGRESS_RUNS = {  # the cheapest run of each script, without --quiet
     "sdnd122": ("--e-max", "8e-3"),
     "sdnv105_preload": ("--t-end", "-1.92"),
     "shaking_table": ("--excitation", "ramp", "--t-end", "0.006", "--dt", "2e-3", "--no-paraview"),
+    "masonry_arch": ARCH_PROGRESS,
     **{name: ("--no-paraview",) for name in SDNV105},
 }
 
@@ -1258,6 +1265,7 @@ FLAG_RUNS += [FlagRun("sweep", name, argv, check, around=around) for name, argv,
 FLAG_RUNS += [FlagRun("overturning_spectrum", name, argv, check, around=around)
               for name, argv, check, around in SPECTRUM_FLAG_RUNS]
 FLAG_RUNS += [FlagRun("fragility", name, argv, check, around=around) for name, argv, check, around in FRAGILITY_FLAG_RUNS]
+FLAG_RUNS += [FlagRun("masonry_arch", name, argv, check) for name, argv, check in ARCH_FLAG_RUNS]
 
 
 @pytest.mark.parametrize("flag_run", [r for r in FLAG_RUNS if r.name != "sigint"], ids=lambda r: r.id)

@@ -50,6 +50,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
+from contact.references import limit_analysis as la
 from contact.references.limit_analysis import (MILANKOVITCH, Joint, block_on_ground, collapse_multiplier, column,
                                                horizontal_live_load, minimum_thickness, polygon_block,
                                                semicircular_arch, stands, voussoir)
@@ -243,3 +244,19 @@ def test_returned_forces_balance_every_block(case):
                     force[block] += sign * f
                     moment[block] += sign * cross(point, f)
     assert np.abs(force).max() < 1e-9 * total and np.abs(moment).max() < 1e-9 * total
+
+
+def test_an_assembly_of_polygons_is_its_own_limit_analysis():
+    """of_assembly: the builder's arch on held abutments stands from the sectors' minimum thickness within
+    0.2 % (its voussoirs are quadrangles, their area short by 1 - sin(x)/x); on the slab's t-square
+    abutments, free blocks, it needs t/R 0.136: the abutments tip under the thrust first. A held body is
+    the ground whatever its name; its joints are labelled as the pairs fem.problem.Contact finds."""
+    from meshes.assemblies import arch
+
+    blocks, joints, names, labels = la.of_assembly(arch(15, 1.0, 0.12, base=False), 0.8)
+    assert names == [f"VOUSSOIR_{k}" for k in range(1, 16)] and len(joints) == 16
+    assert "VOUSSOIR_1/ABUTMENT_L" in labels and sum(j.b is None for j in joints) == 2
+    held = la.thinnest(lambda r: la.of_assembly(arch(15, 1.0, r, base=False), 0.8), bracket=(0.05, 0.3))
+    assert held == pytest.approx(la.minimum_thickness(15, mu=0.8), rel=0.002)
+    on_slab = la.thinnest(lambda r: la.of_assembly(arch(15, 1.0, r), 0.8), bracket=(0.05, 0.3))
+    assert on_slab == pytest.approx(0.1359, abs=2e-4)

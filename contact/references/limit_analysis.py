@@ -280,13 +280,47 @@ def collapse_multiplier(blocks: Sequence[Block], joints: Sequence[Joint], live_l
 def minimum_thickness(n: int, radius: float = 1.0, mu: float = math.inf, embrace: float = math.pi,
                       tol: float = THICKNESS_TOLERANCE, bracket: tuple[float, float] = (0.01, 0.5)) -> float:
     """Smallest t/R at which the arch of n radial-joint voussoirs (:func:`semicircular_arch`) stands
-    under its own weight: bisection with :func:`stands` until the bracket is narrower than ``tol``;
-    returns its upper end (an arch that stands), so the result is within ``tol`` above the limit."""
+    under its own weight (:func:`thinnest`)."""
+    return thinnest(lambda ratio: semicircular_arch(n, ratio * radius, radius, mu, embrace=embrace), tol, bracket)
+
+
+def thinnest(assembly, tol: float = THICKNESS_TOLERANCE, bracket: tuple[float, float] = (0.01, 0.5)) -> float:
+    """Smallest ratio at which ``assembly(ratio)`` -> (blocks, joints) stands under its own weight:
+    bisection with :func:`stands` until the bracket is narrower than ``tol``; returns its upper end
+    (an assembly that stands), so the result is within ``tol`` above the limit."""
     lo, hi = bracket
-    arch = lambda ratio: semicircular_arch(n, ratio * radius, radius, mu, embrace=embrace)  # noqa: E731
-    if stands(*arch(lo)) or not stands(*arch(hi)):
+    if stands(*assembly(lo)[:2]) or not stands(*assembly(hi)[:2]):
         raise ValueError(f"bracket {bracket} does not contain the minimum thickness")
     while hi - lo > tol:
         mid = (lo + hi) / 2
-        lo, hi = (lo, mid) if stands(*arch(mid)) else (mid, hi)
+        lo, hi = (lo, mid) if stands(*assembly(mid)[:2]) else (mid, hi)
     return hi
+
+
+def of_assembly(assembly, mu: float = math.inf,
+                unit_weight: float = 1.0) -> tuple[list[Block], list[Joint], list[str], list[str]]:
+    """The rigid blocks and joints of an assembly of polygons (meshes.assemblies.Assembly, or any object
+    with ``bodies`` (``name``, ``corners``), ``joints`` (``slave_body``, ``master_body``, ``slave``,
+    ``master``, ``start``, ``end``) and ``held`` line groups ``<BODY>_<SIDE>``): a body one of whose sides is
+    held is the ground (a rigid block with a face held cannot move); a joint between two ground bodies
+    is dropped, one between a block and the ground has b = None. Each block a
+    :func:`polygon_block` of the body's own corners (the finite-element body's geometry, chords
+    included), every joint of friction ``mu``. Returns (blocks, joints, the blocks' names, the joints'
+    labels ``<slave body>/<master body>``: the label of the pair fem.problem.Contact finds there, whose
+    slave is the joint's)."""
+    held = tuple(assembly.held)
+    ground = {b.name for b in assembly.bodies if any(g.startswith(b.name + "_") for g in held)}
+    names = [b.name for b in assembly.bodies if b.name not in ground]
+    index = {name: i for i, name in enumerate(names)}
+    blocks = [polygon_block(b.corners, unit_weight) for b in assembly.bodies if b.name in index]
+    joints, labels = [], []
+    for j in assembly.joints:
+        if j.slave_body in index:
+            a, b = index[j.slave_body], index.get(j.master_body)
+        elif j.master_body in index:
+            a, b = index[j.master_body], None
+        else:
+            continue
+        joints.append(Joint(a, b, tuple(j.start), tuple(j.end), mu))
+        labels.append(f"{j.slave_body}/{j.master_body}")
+    return blocks, joints, names, labels

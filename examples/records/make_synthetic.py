@@ -1,5 +1,6 @@
 """Write ``synthetic_h_v.csv``: a synthetic two-component ground motion (horizontal and vertical), for
-the examples and tests (no licence question: it is generated here).
+the examples and tests (no licence question: it is generated here); and ``synthetic_10s_h_v.csv``, the
+same method over 10 s (seed 2027, strong phase to 6 s), the masonry wall's.
 
 Method (stated so that it can be reproduced and judged):
 * white Gaussian noise, numpy's default generator seeded with ``SEED``, one sample every ``DT`` s;
@@ -45,22 +46,24 @@ def envelope(t: np.ndarray, t1: float = 1.0, t2: float = 3.0, decay: float = 1.0
     return np.where(t < t1, (t / t1) ** 2, np.where(t < t2, 1.0, np.exp(-decay * (t - t2))))
 
 
-def synthetic() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(t, a_h, a_v) [s, m/s^2, m/s^2]."""
-    rng = np.random.default_rng(SEED)
-    t = np.arange(0.0, DURATION + DT / 2, DT)
-    shape = envelope(t)
+def synthetic(seed: int = SEED, duration: float = DURATION, t2: float = 3.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(t, a_h, a_v) [s, m/s^2, m/s^2]: the record of ``seed`` over ``duration`` [s], its strong phase to ``t2``."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(0.0, duration + DT / 2, DT)
+    shape = envelope(t, t2=t2)
     h = kanai_tajimi(rng.standard_normal(t.size), t, 15.0, 0.6) * shape
     v = kanai_tajimi(rng.standard_normal(t.size), t, 30.0, 0.6) * shape
     return t, h * PEAK_H / np.max(np.abs(h)), v * PEAK_V / np.max(np.abs(v))
 
 
-def write(path: Path) -> Path:
-    t, h, v = synthetic()
+def write(path: Path, seed: int = SEED, duration: float = DURATION, t2: float = 3.0) -> Path:
+    t, h, v = synthetic(seed, duration, t2)
     np.savetxt(path, np.column_stack([t, h, v]), delimiter=",", fmt="%.6g",
-               header=f"t_s,ah_m_s2,av_m_s2  synthetic (examples/records/make_synthetic.py, seed {SEED})", comments="")
+               header=f"t_s,ah_m_s2,av_m_s2  synthetic (examples/records/make_synthetic.py, seed {seed})", comments="")
     return path
 
 
 if __name__ == "__main__":
     print(f"wrote {write(Path(__file__).with_name('synthetic_h_v.csv'))}")
+    # the masonry wall's (examples/masonry_wall.py): 10 s, the strong phase from 1 to 6 s
+    print(f"wrote {write(Path(__file__).with_name('synthetic_10s_h_v.csv'), seed=2027, duration=10.0, t2=6.0)}")

@@ -149,16 +149,38 @@ def group_cell_indices(raw: meshio.Mesh, name: str, tag: int, dim: int) -> list[
     whose ``gmsh:physical`` tag is ``tag`` in blocks of dimension ``dim`` (msh 2.2).
     """
     sets = raw.cell_sets.get(name)
-    physical = raw.cell_data.get("gmsh:physical")
+    tags = _cells_by_tag(raw)
     indices = []
+    empty = np.empty(0, dtype=np.int64)
     for k, block in enumerate(raw.cells):
         parts = []
-        if sets is not None and k < len(sets) and sets[k] is not None:
+        if sets is not None and k < len(sets) and sets[k] is not None and len(sets[k]):
             parts.append(np.asarray(sets[k], dtype=np.int64))
-        if physical is not None and block.dim == dim:
-            parts.append(np.flatnonzero(np.asarray(physical[k]) == tag))
-        indices.append(np.unique(np.concatenate(parts)) if parts else np.empty(0, dtype=np.int64))
+        if tags is not None and block.dim == dim and tag in tags[k]:
+            parts.append(tags[k][tag])
+        indices.append(np.unique(np.concatenate(parts)) if parts else empty)
     return indices
+
+
+def _cells_by_tag(raw: meshio.Mesh) -> list[dict] | None:
+    """Per cell block, ``gmsh:physical`` tag -> the (sorted) indices of its cells with that tag; None without
+    physical tags. Made once per mesh read (kept on it): a mesh of many bodies has as many blocks as groups,
+    and looking each group up in every block's tags costs their product."""
+    cached = getattr(raw, "_rockfem_cells_by_tag", False)
+    if cached is not False:
+        return cached
+    physical = raw.cell_data.get("gmsh:physical")
+    cached = None
+    if physical is not None:
+        cached = []
+        for k in range(len(raw.cells)):
+            values = np.asarray(physical[k])
+            order = np.argsort(values, kind="stable")  # within a tag, the cells in their order
+            found, starts = np.unique(values[order], return_index=True)
+            ends = np.append(starts[1:], values.size)
+            cached.append({int(t): order[a:b].astype(np.int64) for t, a, b in zip(found, starts, ends)})
+    raw._rockfem_cells_by_tag = cached
+    return cached
 
 
 def unique_cells(connectivity: np.ndarray) -> np.ndarray:

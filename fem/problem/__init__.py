@@ -12,6 +12,7 @@ both), ``read_record(path, units="g")`` its ``units = "g"``.
 """
 from fem.constants import GRAVITY as g
 from fem.problem.checks import Check
+from fem.problem.collapse import Collapse
 from fem.problem.definition import Assembled, Body, Contact, Pair, Problem, Spring, Support, assemble
 from fem.problem.observe import EnergyCreation
 from fem.problem.simulate import Outcome, Settings, run_stages, simulate
@@ -19,6 +20,6 @@ from fem.problem.stages import BaseMotion, ImposedMotion, Preload, Release, Self
 from fem.problem.steps import CentralDifferences, Uniform, Windows
 from fem.time.stepping import EventSteps
 
-__all__ = ["Assembled", "BaseMotion", "Body", "Check", "CentralDifferences", "Contact", "EnergyCreation", "EventSteps", "ImposedMotion", "Outcome", "Pair", "Preload", "Problem",
+__all__ = ["Assembled", "BaseMotion", "Body", "Check", "CentralDifferences", "Collapse", "Contact", "EnergyCreation", "EventSteps", "ImposedMotion", "Outcome", "Pair", "Preload", "Problem",
            "Release", "SelfWeight", "Settings", "Spring", "Support", "Tilt", "Uniform", "Windows", "assemble", "g", "run_stages",
            "simulate"]

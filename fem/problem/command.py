@@ -129,7 +129,7 @@ def run(a, line: str, command: Command) -> int:
     check_resources(est, force=a.force, what=f"{a.file}",
                     remedy="a larger steps.dt, shorter stages, a coarser mesh")
     settings = dict(steps=pf.steps, alpha=pf.alpha, alpha_fine=pf.alpha_fine, theta=pf.theta, checks=pf.checks,
-                    energy_creation=pf.energy_creation)
+                    energy_creation=pf.energy_creation, collapse=pf.collapse)
     problem = replace(pf.problem, mesh=mesh)
     ensemble = RoundOff(problem, pf.stages, settings, a.round_off)
     with pf.refusals(out_given=a.out is not None):

@@ -156,6 +156,18 @@ def find(mesh: Mesh, bodies, tolerance: float) -> tuple[list[Interface], Search]
     return found, search
 
 
+@dataclass(frozen=True)
+class Joints:
+    """The master of a pair that holds many interfaces as one contact term (a merged
+    :class:`fem.problem.Contact`): ``interfaces`` the (slave, master) line groups of each, ``labels`` their
+    ``SLAVE/MASTER`` names, ``name`` the pair's. The contact law builds one zone of all of them, each
+    slave node pairing only among its own interface's master segments (contact.zone.interface_zone)."""
+
+    name: str
+    interfaces: tuple[tuple[str, str], ...]
+    labels: tuple[str, ...]
+
+
 def with_interfaces(mesh: Mesh, interfaces: list[Interface], names: list[tuple[str, str]]) -> Mesh:
     """``mesh`` with each interface's slave and master edges as line groups (and their nodes as node groups,
     as a mesh file's groups) named ``names[k]`` = (slave, master)."""
@@ -165,3 +177,17 @@ def with_interfaces(mesh: Mesh, interfaces: list[Interface], names: list[tuple[s
             groups[name] = CellBlock(kind, edges)
             nodes[name] = np.unique(edges)
     return Mesh(mesh.points, groups, nodes)
+
+
+def with_union(mesh: Mesh, name: str, groups: list[str]) -> Mesh:
+    """``mesh`` with the line group ``name`` gathering the edges of the line groups ``groups`` (one cell type:
+    the first one's; its nodes as a node group too)."""
+    blocks = [mesh.cell_groups[g] for g in groups]
+    kinds = {b.cell_type for b in blocks}
+    if len(kinds) > 1:
+        raise ValueError(f"the interfaces of {name} mix line types {sorted(kinds)}: merge them per element order")
+    edges = np.concatenate([b.connectivity for b in blocks]) if blocks else np.zeros((0, 2), dtype=np.int64)
+    cell_groups, node_groups = dict(mesh.cell_groups), dict(mesh.node_groups)
+    cell_groups[name] = CellBlock(blocks[0].cell_type if blocks else "line", edges)
+    node_groups[name] = np.unique(edges)
+    return Mesh(mesh.points, cell_groups, node_groups)

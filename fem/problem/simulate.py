@@ -36,6 +36,7 @@ from fem.io.recorder import NodeProbe, RunRecorder, add_run_statistics, add_stat
 from fem.problem import checks as stated
 from fem.problem import grading
 from fem.problem.definition import Assembled, Problem, assemble
+from fem.problem.collapse import Collapse, CollapseWatch
 from fem.problem.pictures import draw_summary
 from fem.problem.observe import (BodyKinetic, BodyRotation, BodyWatch, CreationHook, EnergyCreation, PairWatch,
                                 energy_books)
@@ -99,6 +100,7 @@ class Outcome:
     run_checks: list = field(default_factory=list)
     energy_creation: dict | None = None  # the watch's report (fem.problem.observe.CreationHook.report)
     contact_search: dict | None = None  # what finding the problem's contacts did (Assembled.contact_search)
+    collapse: dict | None = None  # the blocks' verdict (fem.problem.collapse.CollapseWatch.report), if asked
 
     def reraise(self) -> None:
         """Raise the interruption (a signal) or the failure (a Newton failure, a singular system, energy
@@ -133,7 +135,8 @@ class Outcome:
                 "energy": self.energy, "checks": self.checks, "run": self.stats,
                 "mesh_warnings": list(self.warnings),
                 **({"energy_creation": self.energy_creation} if self.energy_creation is not None else {}),
-                **({"contact_search": self.contact_search} if self.contact_search is not None else {})}
+                **({"contact_search": self.contact_search} if self.contact_search is not None else {}),
+                **({"collapse": self.collapse} if self.collapse is not None else {})}
 
 
 #: HHT alpha of the coarse steps and of the fine steps (through contact events) a simulation takes unless
@@ -177,6 +180,9 @@ class Settings:
     energy_creation : a :class:`fem.problem.observe.EnergyCreation`: stop the run, failed, at a contact
         event that gives back more than its limit of its energy scale (None: no such watch).
     march : the function that marches a stage (fem.time.march.march, or a stand-in with its signature).
+    collapse : a :class:`fem.problem.collapse.Collapse`: follow the blocks' motion, say whether the
+        assembly collapsed, when it began, under what acceleration and at which joints it hinged
+        (summary.json ``collapse``; None: no such verdict).
     checks : the :class:`fem.problem.checks.Check` s the run is graded by (beside the energy books); the
         node columns they read are added to ``probes``."""
 
@@ -198,9 +204,12 @@ class Settings:
     energy_creation: EnergyCreation | None = None
     march: Callable = march
     checks: tuple = ()
+    collapse: Collapse | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "checks", tuple(self.checks))
+        if self.collapse is not None and not isinstance(self.collapse, Collapse):
+            raise BadInput(f"collapse: a fem.problem.Collapse, got {type(self.collapse).__name__}")
         if self.energy_creation is not None and not isinstance(self.energy_creation, EnergyCreation):
             raise BadInput(f"energy_creation: a fem.problem.EnergyCreation, got {type(self.energy_creation).__name__}")
         for i, c in enumerate(self.checks):
@@ -308,6 +317,13 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
     kinetic = tuple(BodyKinetic(label, groups[label], model) for label in stated.kinetic_bodies(settings.checks))
     if kinetic:  # the bodies' own kinetic energies the checks read: more history columns
         settings = replace(settings, observers=tuple(settings.observers) + kinetic)
+    collapse = None
+    if settings.collapse is not None:  # the blocks' motion: one more column and a monitor
+        moving = set(grading.moving_bodies(assembled))
+        collapse = CollapseWatch(settings.collapse, {b.label: assembled.body_nodes[b.label] for b in problem.bodies
+                                                     if b.group in moving}, points, pairs, problem.gravity)
+        settings = replace(settings, observers=tuple(settings.observers) + (collapse,),
+                           monitors=tuple(settings.monitors) + (collapse,))
     creation = (CreationHook(settings.energy_creation, assembled.terms, assembled.mesh)
                 if settings.energy_creation is not None else None)
     if creation is not None:  # watched after every other hook of the step
@@ -352,6 +368,8 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
             elif released and isinstance(stage, BaseMotion):
                 state = state.released(state.t)  # at rest after a preload
             released = False
+            if collapse is not None:
+                collapse.begin(stage, state.t, state.u)
             rows = []  # the stage's rows, kept whatever stops it
             dynamic += 1
             name = settings.histories.get(stage.name, "history" if dynamic == 1 else f"history_{dynamic}")
@@ -395,6 +413,7 @@ def run_stages(assembled: Assembled, stages: Sequence, folder: Path, settings: S
                        current, spans, stopped, finished, motion)
     outcome.state, outcome.error, outcome.histories = state, error, histories
     outcome.energy_creation = creation.report() if creation is not None else None
+    outcome.collapse = collapse.report(finished) if collapse is not None else None
     last = next((s.name for s in reversed(stages) if not isinstance(s, Preload)), None)
     outcome.run_checks = physical + grading.penetrations(assembled, pairs) + grading.alternations(assembled, pairs)
     outcome.checks += outcome.run_checks + stated.evaluate(settings.checks, outcome, last)

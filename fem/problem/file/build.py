@@ -27,6 +27,7 @@ from fem.model.material import ElasticMaterial
 from fem.problem import (BaseMotion, Body, CentralDifferences, Contact, EventSteps, Pair, Preload, Problem, Spring,
                          Support, Uniform, Windows)
 from fem.problem.definition import load_mesh
+from fem.problem.collapse import Collapse
 from fem.problem.observe import EnergyCreation
 from fem.problem.stages import CONTACT_EVENTS
 from fem.problem.physics import check_stages, check_steps
@@ -50,6 +51,7 @@ BASE_MOTION = keys('[[stages]] kind = "base_motion"')
 SCHEME = keys("[scheme]")
 OUTPUT = keys("[output]")
 ENERGY_CREATION = keys("[energy_creation]")
+COLLAPSE = keys("[collapse]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -506,7 +508,7 @@ def build(src: Source, data: dict, contact: ContactCatalogue) -> ProblemFile:
     except (BadInput, ValueError) as err:
         raise translate(src, data, str(err)) from None
     return ProblemFile(src.path, problem, stages, steps, alpha, theta, alpha_fine, out, paraview, data, src, series,
-                       read_checks(src, data), _energy_creation(src, data, stages))
+                       read_checks(src, data), _energy_creation(src, data, stages), _collapse(src, data))
 
 
 def _contact(src: Source, t: dict, p: tuple, contact: ContactCatalogue, groups: list[str]) -> Contact:
@@ -519,7 +521,11 @@ def _contact(src: Source, t: dict, p: tuple, contact: ContactCatalogue, groups: 
         if b not in groups:
             raise src.refuse(p + ("bodies", k), f"{b!r} is not a body's group; the bodies: {', '.join(groups) or 'none'}")
     tolerance = num(src, t, p, "tolerance", None, low=0, open_low=True, kind=r.LENGTH)
-    return Contact(law, tuple(bodies), tolerance, num(src, t, p, "clearance", 0.0, kind=r.GAP, signed=True))
+    name = t.get("name")
+    if name is not None and not (isinstance(name, str) and name.strip()):
+        raise src.refuse(p + ("name",), f"expected a non-empty name, got {shown(name)}")
+    return Contact(law, tuple(bodies), tolerance, num(src, t, p, "clearance", 0.0, kind=r.GAP, signed=True),
+                   _flag(src, t, p, "merge", False), name)
 
 
 def _node_groups(src: Source, data: dict) -> dict:
@@ -533,6 +539,23 @@ def _node_groups(src: Source, data: dict) -> dict:
             raise src.refuse(("node_groups", name), f'expected a list of group names (e.g. ["O", "A"]), got {shown(parts)}')
         out[name] = tuple(parts)
     return out
+
+
+def _collapse(src: Source, data: dict) -> Collapse | None:
+    """[collapse]: the blocks' motion at which the assembly has collapsed, at which its collapse began,
+    and whether the run stops there (fem.problem.Collapse; an empty table takes its defaults)."""
+    if "collapse" not in data:
+        return None
+    path = ("collapse",)
+    t = tab(src, data["collapse"], path, COLLAPSE)
+    default = Collapse()
+    displacement = num(src, t, path, "displacement", default.displacement, low=0, high=10, open_low=True)
+    onset = num(src, t, path, "onset", default.onset, low=0, high=10, open_low=True)
+    stop = _flag(src, t, path, "stop", default.stop)
+    try:
+        return Collapse(displacement, onset, stop)
+    except BadInput as err:
+        raise src.refuse(path + ("onset",), str(err).split(": ", 1)[1]) from None
 
 
 def _energy_creation(src: Source, data: dict, stages) -> EnergyCreation | None:

@@ -64,6 +64,7 @@ TABLES = (
         ("springs", "springs and dashpots, [[springs]] tables"),
         ("checks", "the quantities the run is graded by, [[checks]] tables"),
         ("energy_creation", "stop the run at a contact event that gives energy back, [energy_creation]"),
+        ("collapse", "say whether an assembly of blocks collapsed, when, under what acceleration, [collapse]"),
     )),
     Table("[materials.NAME]", "a linear elastic material (plane stress), named NAME", (
         ("young", "Young's modulus E [Pa] (required)"),
@@ -102,6 +103,9 @@ TABLES = (
         ("tolerance", "how far off one line two faces may lie and still face each other [m] (default 1e-9 of the "
                       "mesh's size)"),
         ("clearance", "an initial distance [m] added to every pair's gap, Code_Aster's JEU (default 0)"),
+        ("merge", "true: every interface found in one contact term, one pair named name (default false: a pair "
+                  "each; a wall of hundreds of bricks runs many times faster merged)"),
+        ("name", "the merged pair's name and its slave line group (default CONTACT_<k>, k its rank from 1)"),
     )),
     Table("plane = { ... }", "a rigid plane as a pair's master", (
         ("point", "a point of the plane [x, y] [m]"),
@@ -296,6 +300,15 @@ TABLES = (
                   "its first impact"),
         ("limit", "the fraction of the scale an event may give back, in (0, 1] (default 0.01)"),
         ("stages", "the names of the dynamic stages watched (default: every one)"),
+    )),
+    Table("[collapse]", "the collapse verdict of an assembly of blocks (an arch, a wall): a block's motion is its "
+          "nodes' largest displacement since the first dynamic stage began over its size (its bounding box's "
+          "diagonal); summary.json collapse: collapsed, collapsed_at, onset_at, collapse_multiplier (under a "
+          "ramp), hinges", (
+        ("displacement", "the motion at which the assembly has collapsed, in (0, 10] (default 0.1)"),
+        ("onset", "the motion at which its collapse is seen to begin, 8 times it at most displacement "
+                  "(default 0.001)"),
+        ("stop", "end the run, complete, once collapsed (default true)"),
     )),
     Table("[output]", "where and what the run writes", (
         ("out", "the output folder (default results/<file stem>, from the current folder)"),

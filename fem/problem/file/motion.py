@@ -58,7 +58,7 @@ def motion(src: Source, value, path: tuple, folder: Path):
     kw = {}
     for name, p in inspect.signature(CLOSED_FORMS[kind]).parameters.items():
         if name in t:
-            kw[name] = num(src, t, path, name, finite=name != "amplitude")
+            kw[name] = num(src, t, path, name, finite=name not in ("amplitude", "hold_time"))  # inf: held for ever
         elif p.default is inspect.Parameter.empty and name != "amplitude":
             missing(src, t, path, name, "a number")
     if "amplitude" in kw and math.isfinite(kw["amplitude"]):  # [m/s^2]: in g, a table acceleration (0: at rest)

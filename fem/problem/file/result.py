@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fem.problem.file.keys import keys
 from fem.problem.file.syntax import Source
-from fem.problem import (BaseMotion, Check, EnergyCreation, ImposedMotion, Preload, Problem, Release, SelfWeight, Tilt,
+from fem.problem import (BaseMotion, Check, Collapse, EnergyCreation, ImposedMotion, Preload, Problem, Release, SelfWeight, Tilt,
                          assemble)
 from fem.problem.physics import stage_end
 from fem.problem.simulate import Settings
@@ -46,6 +46,7 @@ class ProblemFile:
     output_format: str = "xdmf"
     checks: tuple = ()  # fem.problem.checks.Check s of its [[checks]]
     energy_creation: EnergyCreation | None = None  # its [energy_creation]
+    collapse: Collapse | None = None  # its [collapse]
 
     def estimate(self, mesh) -> Estimate:
         """:func:`fem.run.lifecycle.estimate` of its run on ``mesh`` (a :class:`fem.mesh.mesh.Mesh`): the bodies'
