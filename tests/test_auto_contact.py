@@ -166,7 +166,7 @@ def test_a_merged_contact_runs_as_its_pairs(tmp_path, law):
                           supports=[Support(g) for g in vault.held], contacts=[Contact(law, merge=merge)])
         assembled = assemble(problem)
         assert len(assembled.problem.pairs) == (1 if merge else 8)
-        runs.append(simulate(problem, arch_stages(ramp_g=1.0, ramp_time=2.0), steps=Uniform(5e-3), collapse=Collapse()))
+        runs.append(simulate(problem, arch_stages(ramp_g=2.0, ramp_time=1.0), steps=Uniform(5e-3), collapse=Collapse()))
     one, two = runs
     assert one.status == two.status == "complete" and one.collapse["collapsed"] is True
     assert two.collapse["hinges"] == one.collapse["hinges"] and len(one.collapse["hinges"]) == 4
