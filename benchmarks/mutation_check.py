@@ -40,6 +40,7 @@ again, about 12 s).
 from __future__ import annotations
 
 import argparse
+import compileall
 import importlib.util
 import os
 import re
@@ -519,6 +520,8 @@ def _copy(dest: Path) -> None:
     (about 0.8 s a mutation's pytest; :func:`check` sets the mutated module's own ``.pyc`` aside)."""
     ignore = shutil.ignore_patterns(".git", "results", "*.egg-info", ".pytest_cache")
     shutil.copytree(ROOT, dest, ignore=ignore, dirs_exist_ok=True)
+    for package in ("fem", "contact", "meshes", "cases", "tests"):  # bytecode even where none is written
+        compileall.compile_dir(dest / package, quiet=1)                # (PYTHONDONTWRITEBYTECODE): once a copy
 
 
 def _numba_caches(root: Path) -> dict[Path, tuple[int, bytes]]:

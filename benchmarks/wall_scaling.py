@@ -1,7 +1,7 @@
 """How the cost of a masonry-wall run grows with its number of bricks, against the cost floor of a
 Newton iteration (one sparse factorisation + solve of the same system).
 
-Run: python benchmarks/wall_scaling.py [--sizes 2x5,5x10,10x20,20x50] [--t-end 0.02] [--repeat 5]
+Run: python benchmarks/wall_scaling.py [--sizes 2x5,5x10,10x20,20x50] [--t-end 0.02] [--repeat 5] [--pair-a-joint]
 
 Prints the machine, then one markdown table, every number measured in this run on this machine, a row per
 size COURSESxBRICKS (2x5, 5x10, 10x20, 20x50: 11, 52, 205, 1010 bricks): the wall of
@@ -63,11 +63,12 @@ DT = 2e-3  # [s], the run's uniform step and the floor's
 BETA = 0.25  # Newmark's average acceleration, the floor's iteration matrix
 
 
-def wall_problem(courses: int, bricks: int, folder: Path) -> Problem:
-    """examples/masonry_wall.py's problem for a wall of ``courses`` x ``bricks``, its mesh in ``folder``."""
+def wall_problem(courses: int, bricks: int, folder: Path, merge: bool = True) -> Problem:
+    """examples/masonry_wall.py's problem for a wall of ``courses`` x ``bricks``, its mesh in ``folder``
+    (``merge`` False: a pair a joint)."""
     wall = running_bond_wall(courses=courses, bricks=bricks, brick=(0.4, 0.2), size=0.2)
     stone = ElasticMaterial(young=1e10, poisson=0.2, density=2000.0)
-    joints = Contact(Penalty(1e8, mu=0.7, tangential_stiffness=1e8), merge=True, name="JOINTS")
+    joints = Contact(Penalty(1e8, mu=0.7, tangential_stiffness=1e8), merge=merge, name="JOINTS" if merge else None)
     return Problem(write(wall, folder / "wall.msh"), bodies=[Body(b.name, stone) for b in wall.bodies],
                    supports=[Support(g) for g in wall.held], contacts=[joints])
 
@@ -95,9 +96,9 @@ def floor(assembled, u: np.ndarray, repeat: int) -> tuple[float, int]:
     return best_time(lambda: spla.splu(J_ff, permc_spec=ORDERING).solve(b), repeat)[0], free.size
 
 
-def measure(courses: int, bricks: int, t_end: float, repeat: int, folder: Path) -> dict:
+def measure(courses: int, bricks: int, t_end: float, repeat: int, folder: Path, merge: bool = True) -> dict:
     """One size's row (module docstring)."""
-    problem = wall_problem(courses, bricks, folder)
+    problem = wall_problem(courses, bricks, folder, merge)
     t0 = time.perf_counter()
     assembled = assemble(problem)
     assemble_s = time.perf_counter() - t0
@@ -148,6 +149,8 @@ def main(argv=None) -> int:
                         help="walls COURSESxBRICKS, comma-separated (default 2x5,5x10,10x20,20x50)")
     parser.add_argument("--t-end", type=float, default=0.02, help="simulated seconds of shaking per size [s]")
     parser.add_argument("--repeat", type=int, default=5, help="repetitions of the floor timing (best is kept)")
+    parser.add_argument("--pair-a-joint", action="store_true",
+                        help="a contact pair a joint instead of one merged term (what merging saves)")
     args = parser.parse_args(argv)
     if not (args.t_end >= DT and args.repeat >= 1):
         parser.error(f"--t-end must be >= {DT:g} s (one step) and --repeat >= 1")
@@ -163,7 +166,7 @@ def main(argv=None) -> int:
                   file=sys.stderr, flush=True)
             folder = Path(tmp) / f"{courses}x{bricks}"
             folder.mkdir(exist_ok=True)
-            rows.append(measure(courses, bricks, args.t_end, args.repeat, folder))
+            rows.append(measure(courses, bricks, args.t_end, args.repeat, folder, not args.pair_a_joint))
             if rows[-1]["status"] != "complete":
                 print(f"  {rows[-1]['status']}: {rows[-1]['message']}", file=sys.stderr, flush=True)
     print(header)
