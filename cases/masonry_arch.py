@@ -4,8 +4,9 @@ acceleration does it collapse? The finite-element run beside the limit analysis 
 The arch (meshes.assemblies.arch): --voussoirs N voussoirs with radial joints, a semicircle of
 centre-line radius --radius R and thickness t = --thickness-ratio x R, on two abutments whose bottoms
 are held (the arch's own strength: the springings are dry joints that may hinge, the abutments do not
-move). Each voussoir is one QUA4 element of stone (E --young, nu 0.2, rho --density), every joint a
-Lagrange contact of friction --mu, found from the mesh, all one contact term (fem.problem.Contact, merged).
+move). Each voussoir is 2 x 2 QUA4 elements (the builder's fewest) of stone (E --young, nu 0.2, rho
+--density), every joint a Lagrange contact of friction --mu, found from the mesh, all one contact term
+(fem.problem.Contact, merged).
 
 Two runs, one flag apart:
 * without --ramp-g: gravity ramped over 0.05 s and held to --t-end (3 s): the arch stands or
@@ -108,11 +109,11 @@ def limit_analysis(assembly, mu: float, ramp_g: float | None, n: int, radius: fl
 def arch_problem(folder: Path, n: int, radius: float, ratio: float, mu: float, young: float = 2e10,
                  density: float = 2500.0):
     """(the assembly, its Problem): the arch of ``n`` voussoirs, centre-line radius ``radius`` [m],
-    thickness ``ratio`` x radius, one QUA4 per voussoir of stone (E ``young`` [Pa], nu 0.2, rho
+    thickness ``ratio`` x radius, 2 x 2 QUA4 a voussoir of stone (E ``young`` [Pa], nu 0.2, rho
     ``density`` [kg/m^3]) on held abutments, its joints found from the mesh written in ``folder``
     (``arch.msh``), each a Lagrange contact of friction ``mu``, all of them one contact term ``JOINTS``
     (fem.problem.Contact ``merge``: the run of a pair each, twice as fast)."""
-    assembly = arch(n, radius, ratio * radius, size=10 * radius, base=False)  # one element per voussoir
+    assembly = arch(n, radius, ratio * radius, size=10 * radius, base=False)  # the fewest elements: 2 x 2 a voussoir
     stone = ElasticMaterial(young=young, poisson=0.2, density=density)
     problem = Problem(write(assembly, Path(folder) / "arch.msh"), bodies=[Body(b.name, stone) for b in assembly.bodies],
                       supports=[Support(g) for g in assembly.held],

@@ -104,7 +104,7 @@ def test_hinges_are_joints_gaping_at_one_end_and_closed_at_the_other():
 
 @pytest.mark.parametrize("width,height,mu,sign", [(0.2, 0.6, 0.8, 1.0), (0.3, 0.6, 0.8, -1.0), (0.4, 0.4, 0.3, 1.0)])
 def test_a_block_under_a_ramp_collapses_at_its_limit_analysis_multiplier(tmp_path, width, height, mu, sign):
-    """A block (one QUA4, E 2e10 Pa) on a base, the base's acceleration ramped to twice the limit
+    """A block (2 x 2 QUA4, E 2e10 Pa) on a base, the base's acceleration ramped to twice the limit
     multiplier over 10 s: it tips at lambda = b/h (mu above it, hinged at its base) or slides at mu
     (below b/h, no hinge). Measured within 0.3 % (dt 5e-3 s: the onset within two steps, 0.3 % of the
     ramp); held to 1 %."""

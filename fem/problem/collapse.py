@@ -120,8 +120,8 @@ class CollapseWatch:
         if self.t2 is None and m >= ONSET_GROWTH * c.onset:
             self.t2 = t
             tc = max(2.0 * self.t1 - self.t2, self.t_start)
-            self.accelerations = {"t_onset": tc, "history": self._acceleration(tc)[1],
-                                  "a_onset": self._acceleration(tc)[0], "a_first": self._acceleration(self.t1)[0]}
+            a, history = self._acceleration(tc)
+            self.accelerations = {"t_onset": tc, "history": history, "a_onset": a}
         if self.collapsed_at is None and m >= c.displacement:
             self.collapsed_at = t
             self._joints()
