@@ -161,6 +161,13 @@ MUTATIONS = (
     _m("mixed matrix: the equations' rows B_f dropped but their last entry", "fem/time/newton_system.py",
        "                data[slot[p]] += B[i, j]\n", "                data[slot[p]] += B[i, j] if j == k - 1 else 0.0\n",
        "tests/test_weak_spots.py::test_the_newton_iterations_of_a_reference_run_stay_at_their_count"),
+    # ---- fem/time/newton_system.py: SuperLU's symmetric mode for the systems without multipliers
+    _m("symmetric mode: the rows left unpermuted (P A, not P A P^T, factorised for the right-hand side P b)",
+       "fem/time/newton_system.py", "            rows = np.asarray(perm_c)[rows]\n", "",
+       "tests/test_newton_system.py::test_a_system_without_multipliers_is_solved_in_superlus_symmetric_mode"),
+    _m("symmetric mode: the right-hand side not permuted with the rows", "fem/time/newton_system.py",
+       "lu.solve(b[columns] if pattern.symmetric else b)", "lu.solve(b)",
+       "tests/test_newton_system.py::test_a_system_without_multipliers_is_solved_in_superlus_symmetric_mode"),
     # ---- fem/time/dense_lu.py: the mixed systems' dense LU (LAPACK by symbol name)
     _m("dense LU: the transposed system solved (dgetrs 'T')", "fem/time/dense_lu.py",
        'chars[0], chars[1] = 78, 49  # "N"', 'chars[0], chars[1] = 84, 49  # "N"',
@@ -192,6 +199,13 @@ MUTATIONS = (
        "rhs = (f_ext - forces.internal - forces.damping - f_terms)[massive]",
        "rhs = (-forces.internal - forces.damping - f_terms)[massive]",
        "tests/test_dynamics.py::test_release_computes_acceleration_from_equilibrium"),
+    # ---- fem/time/newton.py: Newton iterates that repeat
+    _m("cycle guard: a repeat's correction taken whole (not relaxed)", "fem/time/newton.py",
+       "        return RELAXATION * dx\n", "        return dx\n",
+       "tests/test_newton_cycles.py::test_the_textbook_cycle_is_relaxed_and_newton_converges"),
+    _m("cycle guard: a repeat sought among the iterates since the correction's own start only", "fem/time/newton.py",
+       "        del self.recent[:-CYCLE_MEMORY]\n", "        del self.recent[:]\n",
+       "tests/test_newton_cycles.py::test_the_textbook_cycle_is_relaxed_and_newton_converges"),
     # ---- fem/time/theta.py: Moreau-Jean
     _m("theta-method: the theta weighting of the new forces set to 1/2 in the residual only",
        "fem/time/theta.py", "R = Mdv - (1 - theta) * F0 - theta * F1 + f_mult",

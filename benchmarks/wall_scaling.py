@@ -11,24 +11,26 @@ Penalty(1e8 N/m, mu 0.7, tangential 1e8 N/m) term), written as a gmsh file, then
 
 * assemble: the time of ``fem.problem.assemble(problem)``, reading the mesh file included; bricks: the
   bodies holding no support; joints: the interfaces the contact search found; dofs: 2 per node;
-* ``simulate(problem, [Preload(), shake], steps=Uniform(2e-3))``, shake the BaseMotion of
+* ``simulate(problem, [Preload(), shake], steps=Uniform(2e-3, alpha=-0.3))``, shake the BaseMotion of
   examples/records/synthetic_10s_h_v.csv (x: column 1, y: column 2, both x 2.5) for --t-end s, nothing
   written. contact search: its ``contact_search`` seconds (broad + narrow phase, fem.problem.interfaces),
   n_e its boundary edges, search / (n_e log2 n_e) divided by the smallest size's (flat or falling: no worse
   than O(n log n));
 * ``simulate(problem, [Preload()])`` alone: ``outcome.stats`` add up every stage, the preload's 5 static
   steps too, so steps, Newton iterations and stepping time here are the shaking's: the first run's less
-  the preload run's. Stepping: the time inside the integrators' step generators (fem.io.recorder.timed_steps);
+  the preload run's (the Newton iterations of the steps kept: a step that failed and was cut is counted by
+  its sub-steps, its own iterations not). Stepping: the time inside the integrators' step generators (fem.io.recorder.timed_steps);
   ms / step = 1e3 stepping / steps, ms / Newton it. = 1e3 stepping / iterations, wall s / simulated s =
   stepping / --t-end.
 
 The floor, measured in this process at the preload's end state u (v = 0), is the best of --repeat of one
 factorisation + solve of the iteration matrix on the free dofs (every dof but the support's and the unused
-ones, fem.loads.applied.resolve_constraints): J = M / (beta dt^2) + K + K_c, Newmark beta = 1/4, dt = 2e-3 s,
+ones, fem.loads.applied.resolve_constraints): J = M / (beta dt^2) + (1 + alpha) (K + K_c), HHT's beta = (1 - alpha)^2 / 4 of
+alpha = -0.3 (the example's), dt = 2e-3 s,
 K the model's tangent stiffness (model.forces(u, v, tangent=True)), K_c the penalty term's d_du
-(term.evaluate(u, v, 0, tangent=True), a fresh term); ``scipy.sparse.linalg.splu(J_ff, permc_spec=ORDERING)
-.solve(b)`` (a dense LU up to DENSE_MAX unknowns, as fem.time.newton_system). Newton it. / floor = ms per
-Newton iteration / floor. The first size is preceded by an untimed 2x2 wall run (numba's loops loaded).
+(term.evaluate(u, v, 0, tangent=True), a fresh term); ``scipy.sparse.linalg.splu(J_ff, permc_spec=ORDERING,
+diag_pivot_thresh=SYMMETRIC_PIVOT, options=dict(SymmetricMode=True)).solve(b)`` (a dense LU up to DENSE_MAX
+unknowns; fem.time.newton_system). Newton it. / floor = ms per Newton iteration / floor. The first size is preceded by an untimed 2x2 wall run (numba's loops loaded).
 Progress goes to stderr. Nothing here asserts a timing.
 """
 from __future__ import annotations
@@ -52,7 +54,7 @@ from fem.loads.applied import resolve_constraints
 from fem.problem import Contact, assemble
 from fem.problem.grading import moving_bodies
 from fem.problem.physics import supports
-from fem.time.newton_system import DENSE_MAX, ORDERING
+from fem.time.newton_system import DENSE_MAX, ORDERING, SYMMETRIC_PIVOT
 from meshes.assemblies import running_bond_wall, write
 from speed import machine  # benchmarks/, the script's folder
 from timing import best_time
@@ -60,7 +62,8 @@ from timing import best_time
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "examples" / "records" / "synthetic_10s_h_v.csv"
 DT = 2e-3  # [s], the run's uniform step and the floor's
-BETA = 0.25  # Newmark's average acceleration, the floor's iteration matrix
+ALPHA = -0.3  # HHT's alpha, the example's
+BETA = (1 - ALPHA) ** 2 / 4  # HHT's beta, the floor's iteration matrix
 
 
 def wall_problem(courses: int, bricks: int, folder: Path, merge: bool = True) -> Problem:
@@ -85,7 +88,7 @@ def floor(assembled, u: np.ndarray, repeat: int) -> tuple[float, int]:
     for term in assembled.terms:
         d_du = term.evaluate(u, v, 0.0, True).d_du
         K = K if d_du is None else K + d_du
-    J = (model.mass / (BETA * DT * DT) + K).tocsr()
+    J = (model.mass / (BETA * DT * DT) + (1 + ALPHA) * K).tocsr()
     fixed = resolve_constraints(model.mesh, supports(assembled.problem.supports), extra_fixed=model.unused_dofs).dofs
     free = np.setdiff1d(np.arange(model.n_dofs), fixed)
     J_ff = J[free][:, free].tocsc()
@@ -93,7 +96,8 @@ def floor(assembled, u: np.ndarray, repeat: int) -> tuple[float, int]:
     if free.size <= DENSE_MAX:  # the solver the run uses (fem.time.newton_system)
         dense = J_ff.toarray()
         return best_time(lambda: sl.lu_solve(sl.lu_factor(dense, check_finite=False), b), repeat)[0], free.size
-    return best_time(lambda: spla.splu(J_ff, permc_spec=ORDERING).solve(b), repeat)[0], free.size
+    symmetric = dict(diag_pivot_thresh=SYMMETRIC_PIVOT, options=dict(SymmetricMode=True))
+    return best_time(lambda: spla.splu(J_ff, permc_spec=ORDERING, **symmetric).solve(b), repeat)[0], free.size
 
 
 def measure(courses: int, bricks: int, t_end: float, repeat: int, folder: Path, merge: bool = True) -> dict:
@@ -102,8 +106,8 @@ def measure(courses: int, bricks: int, t_end: float, repeat: int, folder: Path, 
     t0 = time.perf_counter()
     assembled = assemble(problem)
     assemble_s = time.perf_counter() - t0
-    run = simulate(problem, [Preload(), shake(t_end)], steps=Uniform(DT))
-    pre = simulate(problem, [Preload()], steps=Uniform(DT))
+    run = simulate(problem, [Preload(), shake(t_end)], steps=Uniform(DT, alpha=ALPHA))
+    pre = simulate(problem, [Preload()], steps=Uniform(DT, alpha=ALPHA))
     floor_s, free = floor(assembled, pre.state.u, repeat)
     search = run.contact_search["contacts"][0]
     shaking = {k: run.stats.get(k, 0) - pre.stats.get(k, 0) for k in ("steps", "newton_iterations", "stepping_s")}
@@ -177,9 +181,9 @@ def main(argv=None) -> int:
     if any(r["status"] != "complete" for r in rows):
         notes.append("¹ the run did not complete (stderr says why); its numbers are those up to where it stopped.")
     notes.append(f"Steps, Newton it. and stepping: the shaking's ({args.t_end:g} s at dt = {DT:g} s, HHT as "
-                 f"simulate's default), the Preload's taken out. Floor: best of {args.repeat} of one factorisation + "
-                 f"solve of M / (beta dt^2) + K + K_contact (beta 1/4) at the preloaded state on the free dofs, splu "
-                 f"with {ORDERING} (dense LU up to {DENSE_MAX} unknowns). Total {time.perf_counter() - start:.0f} s.")
+                 f"the example's HHT alpha {ALPHA:g}), the Preload's taken out. Floor: best of {args.repeat} of one factorisation + "
+                 f"solve of M / (beta dt^2) + (1 + alpha) (K + K_contact) (beta {BETA:g}) at the preloaded state on the free dofs, splu "
+                 f"with {ORDERING} in symmetric mode (dense LU up to {DENSE_MAX} unknowns). Total {time.perf_counter() - start:.0f} s.")
     print("\n".join(notes))
     return 0
 

@@ -24,7 +24,7 @@ if __name__ == "__main__":
         problem = Problem(write(wall, Path(tmp) / "wall.msh"), bodies=[Body(b.name, stone) for b in wall.bodies],
                           supports=[Support(g) for g in wall.held], contacts=[joints])
         outcome = simulate(problem, [Preload(), shake], out=out, quiet=False, case="masonry_wall", paraview=True,
-                           steps=Uniform(2e-3, archive_every=25), collapse=Collapse(stop=False))
+                           steps=Uniform(2e-3, alpha=-0.3, archive_every=25), collapse=Collapse(stop=False))
     animate_run(out, "gif", title="running-bond wall, 205 bricks")
     print(f"{outcome.status} at t = {outcome.t_reached:.4g} s; collapsed: {outcome.collapse['collapsed']}; energy "
           f"books {outcome.energy['relative_error']:.1e} of the input; wall {outcome.stats['wall_s']:.0f} s; see {out}")

@@ -8,8 +8,9 @@ to 1e-13 of the largest entry of their block), the corrections by their backward
 plain system and by the forward bound of the two solvers (_check). The runs cover the HHT weights of
 a redistributed (massless) contact surface, located events, friction in stick and slip, the
 contact equations that are redundant with an imposed dof (SDNV105's tilt, O1 with DX imposed),
-the Moreau-Jean theta path (modeling D), a force term with its own derivatives (modeling B) and
-a system large enough for the sparse path (an 8 x 16 block).
+the Moreau-Jean theta path (modeling D), a force term with its own derivatives (modeling B), a
+system large enough for the sparse path (an 8 x 16 block) and one without multipliers, factorised
+in SuperLU's symmetric mode (an 11-brick wall on one penalty term).
 """
 from __future__ import annotations
 
@@ -139,6 +140,38 @@ def test_the_newton_system_solves_the_plain_formulation(compared, tmp_path, mode
     code = common.run_case(modeling, ["--out", str(tmp_path / "run"), "--no-paraview", "--quiet", *flags])
     assert code == 0
     _check(compared, at_least)
+
+
+def test_a_system_without_multipliers_is_solved_in_superlus_symmetric_mode(compared, tmp_path, monkeypatch):
+    """The 11-brick wall (one merged penalty term: no multipliers; 250 free unknowns, past DENSE_MAX):
+    every SuperLU factorisation in symmetric mode, the first on the pattern as assembled, the next on its
+    rows and columns permuted alike (MixedPattern.reorder), and every correction the plain system's
+    solution (_check: backward error 1e-14, forward within the bound of a pivoted solve)."""
+    from contact.laws import Penalty
+    from fem import BaseMotion, Body, ElasticMaterial, Preload, Problem, Support, Uniform, read_record, simulate
+    from fem.problem import Contact
+    from fem.time import newton_system
+    from meshes.assemblies import running_bond_wall, write
+
+    modes = []
+    splu = newton_system.spla.splu
+
+    def recorded(A, **kw):
+        modes.append((kw.get("permc_spec"), kw.get("options", {}).get("SymmetricMode", False)))
+        return splu(A, **kw)
+
+    monkeypatch.setattr(newton_system.spla, "splu", recorded)
+    wall = running_bond_wall(courses=2, bricks=5, brick=(0.4, 0.2), size=0.2)
+    stone = ElasticMaterial(young=1e10, poisson=0.2, density=2000.0)
+    problem = Problem(write(wall, tmp_path / "wall.msh"), bodies=[Body(b.name, stone) for b in wall.bodies],
+                      supports=[Support(g) for g in wall.held],
+                      contacts=[Contact(Penalty(1e8, mu=0.7, tangential_stiffness=1e8), merge=True)])
+    record = Path(__file__).resolve().parents[1] / "examples" / "records" / "synthetic_10s_h_v.csv"
+    shake = BaseMotion(0.02, x=read_record(record, column=1, scale=2.5), y=read_record(record, column=2, scale=2.5))
+    assert simulate(problem, [Preload(), shake], steps=Uniform(2e-3)).status == "complete"
+    assert {mode for _, mode in modes} == {True}
+    assert ("NATURAL", True) in modes and modes[0][0] != "NATURAL"
+    _check(compared, 20)
 
 
 def test_force_terms_outside_the_pattern_grow_it():

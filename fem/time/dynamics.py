@@ -144,6 +144,7 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
         each, each_mult = [], list(done.f_each.copy())
         f_mult, f_terms = sum(each_mult, np.zeros(model.n_dofs)), done.f_terms
     previous, J, u_J = np.inf, None, None
+    cycles = None if ctx.multipliers else newton.CycleGuard()
     while done is None:
         a, v = kinematics(u)
         forces, f_terms, tangents, each = evaluate_forces(ctx, u, v, t1, tangent=True)
@@ -175,6 +176,11 @@ def _newton_step(ctx: PhaseContext, state: State, t1: float, hold=None, probe: b
         u_J = u
         du = solve_increment(ctx.system, J, R_free, lins, trials, c, w1,
                              f"phase {ctx.phase.name!r}, step ending at t = {t1:.9g} s")
+        if cycles is not None:
+            du = cycles.correction(u[free], du)
+            if du is None:
+                raise NewtonFailure(res, int(free[np.argmax(np.abs(R_free))]) if free.size else 0, it,
+                                    "the Newton iterates repeat (a cycle)")
         u = u.copy()
         u[free] += du
         it += 1

@@ -117,6 +117,50 @@ def oscillating_nodes(ctx: "PhaseContext", trials) -> list[int]:
     return nodes
 
 
+#: a Newton iterate repeats an earlier one of its step when it lies within this fraction of its
+#: correction's size (max norms) of one of the CYCLE_MEMORY iterates before it
+CYCLE_TOLERANCE = 1e-6
+CYCLE_MEMORY = 4
+#: a step's corrections that may be relaxed, each to RELAXATION of itself, before a repeat fails it
+CYCLE_RELAXATIONS = 3
+RELAXATION = 0.5
+
+
+class CycleGuard:
+    """Newton iterates that repeat, in a step without multiplier terms.
+
+    Newton's method on a piecewise smooth residual (a penalty law's stick-slip return, a gap's kink)
+    can fall into a cycle: the wall of examples/masonry_wall.py has steps whose corrections alternate,
+    du_k = -du_(k-1) to 1e-9 of their size, the largest residual 28.7, 25.4, 28.7, 25.4 N ... to the
+    iteration limit, after which the step is cut. An iterate x_k + dx that lies within CYCLE_TOLERANCE
+    of |dx| of one of the last CYCLE_MEMORY iterates is a repeat: the correction is relaxed to
+    RELAXATION dx (the point between the two kinks' sides, from which the iteration starts anew), at
+    most CYCLE_RELAXATIONS times a step; a further repeat fails the step at once (the caller's
+    NewtonFailure: the step is cut) instead of at the iteration limit. Iterations that never repeat
+    are untouched, bit for bit."""
+
+    def __init__(self) -> None:
+        self.recent: list[np.ndarray] = []
+        self.relaxed = 0
+
+    def correction(self, x: np.ndarray, dx: np.ndarray) -> np.ndarray | None:
+        """The correction to take from the iterate ``x`` (n,) given Newton's ``dx`` (n,): dx, or
+        RELAXATION dx at a repeat, or None when the step has repeated once too often."""
+        self.recent.append(x.copy())
+        del self.recent[:-CYCLE_MEMORY]
+        size = float(np.max(np.abs(dx), initial=0.0))
+        if size == 0.0:
+            return dx
+        target = x + dx
+        if not any(float(np.max(np.abs(target - old))) <= CYCLE_TOLERANCE * size for old in self.recent):
+            return dx
+        if self.relaxed >= CYCLE_RELAXATIONS:
+            return None
+        self.relaxed += 1
+        self.recent.clear()
+        return RELAXATION * dx
+
+
 @dataclass
 class PhaseContext:
     """Everything a phase resolves once: constraints, loads, free dofs, terms."""
