@@ -2,6 +2,7 @@
 Newton iteration (one sparse factorisation + solve of the same system).
 
 Run: python benchmarks/wall_scaling.py [--sizes 2x5,5x10,10x20,20x50] [--t-end 0.02] [--repeat 5] [--pair-a-joint]
+     [--cycle-memory M] [--cycle-relaxations R] [--alpha A]
 
 Prints the machine, then one markdown table, every number measured in this run on this machine, a row per
 size COURSESxBRICKS (2x5, 5x10, 10x20, 20x50: 11, 52, 205, 1010 bricks): the wall of
@@ -19,7 +20,8 @@ Penalty(1e8 N/m, mu 0.7, tangential 1e8 N/m) term), written as a gmsh file, then
 * ``simulate(problem, [Preload()])`` alone: ``outcome.stats`` add up every stage, the preload's 5 static
   steps too, so steps, Newton iterations and stepping time here are the shaking's: the first run's less
   the preload run's (the Newton iterations of the steps kept: a step that failed and was cut is counted by
-  its sub-steps, its own iterations not). Stepping: the time inside the integrators' step generators (fem.io.recorder.timed_steps);
+  its sub-steps, its own iterations not); Newton solves: every correction solved (fem.time.dynamics.solve_increment
+  counted), the failed steps' too: what the stepping pays for. Stepping: the time inside the integrators' step generators (fem.io.recorder.timed_steps);
   ms / step = 1e3 stepping / steps, ms / Newton it. = 1e3 stepping / iterations, wall s / simulated s =
   stepping / --t-end.
 
@@ -54,6 +56,7 @@ from fem.loads.applied import resolve_constraints
 from fem.problem import Contact, assemble
 from fem.problem.grading import moving_bodies
 from fem.problem.physics import supports
+from fem.time import dynamics, newton
 from fem.time.newton_system import DENSE_MAX, ORDERING, SYMMETRIC_PIVOT
 from meshes.assemblies import running_bond_wall, write
 from speed import machine  # benchmarks/, the script's folder
@@ -64,6 +67,17 @@ RECORD = ROOT / "examples" / "records" / "synthetic_10s_h_v.csv"
 DT = 2e-3  # [s], the run's uniform step and the floor's
 ALPHA = -0.3  # HHT's alpha, the example's
 BETA = (1 - ALPHA) ** 2 / 4  # HHT's beta, the floor's iteration matrix
+
+
+#: Newton corrections solved so far in this process (every one, a failed step's too)
+SOLVES = [0]
+
+
+def _counted(solve):
+    def counted(*args, **kwargs):
+        SOLVES[0] += 1
+        return solve(*args, **kwargs)
+    return counted
 
 
 def wall_problem(courses: int, bricks: int, folder: Path, merge: bool = True) -> Problem:
@@ -106,15 +120,19 @@ def measure(courses: int, bricks: int, t_end: float, repeat: int, folder: Path, 
     t0 = time.perf_counter()
     assembled = assemble(problem)
     assemble_s = time.perf_counter() - t0
+    solves = SOLVES[0]
     run = simulate(problem, [Preload(), shake(t_end)], steps=Uniform(DT, alpha=ALPHA))
+    solves = SOLVES[0] - solves
+    pre_solves = SOLVES[0]
     pre = simulate(problem, [Preload()], steps=Uniform(DT, alpha=ALPHA))
+    solves -= SOLVES[0] - pre_solves
     floor_s, free = floor(assembled, pre.state.u, repeat)
     search = run.contact_search["contacts"][0]
     shaking = {k: run.stats.get(k, 0) - pre.stats.get(k, 0) for k in ("steps", "newton_iterations", "stepping_s")}
     return {"size": f"{courses}x{bricks}", "status": run.status, "message": run.message,
             "bricks": len(moving_bodies(assembled)), "joints": search["interfaces"], "dofs": assembled.model.n_dofs,
             "free": free, "edges": search["boundary_edges"], "search_s": search["seconds"], "assemble_s": assemble_s,
-            "t_end": t_end, "floor_s": floor_s, **shaking}
+            "t_end": t_end, "floor_s": floor_s, "solves": solves, **shaking}
 
 
 def parse_sizes(text: str) -> list[tuple[int, int]]:
@@ -140,14 +158,17 @@ def table(rows: list[dict]) -> list[str]:
                       f"{1e3 * r['search_s']:.2f}",
                       f"{r['search_s'] / (r['edges'] * math.log2(r['edges'])) / ref:.2f}",
                       f"{r['assemble_s']:.2f}", steps, f"{its / steps:.2f}" if steps else "–",
+                      f"{r['solves'] / steps:.2f}" if steps else "–",
                       f"{1e3 * stepping / steps:.3g}" if steps else "–", "–" if per_it is None else f"{per_it:.3g}",
                       f"{fl:.3g}", "–" if per_it is None else f"{per_it / fl:.2f}", f"{stepping / r['t_end']:.3g}"))
     return md_table(["wall", "bricks", "joints", "dofs (free)", "edges n_e", "contact search [ms]",
-                     "search / (n_e log n_e), 1st = 1", "assemble [s]", "steps", "Newton it. / step", "ms / step",
+                     "search / (n_e log n_e), 1st = 1", "assemble [s]", "steps", "Newton it. / step",
+                     "Newton solves / step", "ms / step",
                      "ms / Newton it.", "floor [ms]", "Newton it. / floor", "wall s / simulated s"], lines)
 
 
 def main(argv=None) -> int:
+    global ALPHA, BETA  # --alpha sets the runs' and the floor's
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=parse_sizes, default=parse_sizes("2x5,5x10,10x20,20x50"),
                         help="walls COURSESxBRICKS, comma-separated (default 2x5,5x10,10x20,20x50)")
@@ -155,9 +176,21 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="repetitions of the floor timing (best is kept)")
     parser.add_argument("--pair-a-joint", action="store_true",
                         help="a contact pair a joint instead of one merged term (what merging saves)")
+    parser.add_argument("--alpha", type=float, default=ALPHA, help=f"HHT's alpha (default {ALPHA:g}, the example's)")
+    parser.add_argument("--cycle-memory", type=int, default=newton.CYCLE_MEMORY,
+                        help=f"iterates a Newton step remembers to see a repeat (default {newton.CYCLE_MEMORY})")
+    parser.add_argument("--cycle-relaxations", type=int, default=newton.CYCLE_RELAXATIONS,
+                        help=f"relaxed corrections a step may take (default {newton.CYCLE_RELAXATIONS})")
     args = parser.parse_args(argv)
     if not (args.t_end >= DT and args.repeat >= 1):
         parser.error(f"--t-end must be >= {DT:g} s (one step) and --repeat >= 1")
+    if not (args.cycle_memory >= 1 and args.cycle_relaxations >= 0):
+        parser.error("--cycle-memory must be >= 1 and --cycle-relaxations >= 0")
+    if not -1 / 3 <= args.alpha <= 0:
+        parser.error("--alpha must lie in [-1/3, 0]")
+    newton.CYCLE_MEMORY, newton.CYCLE_RELAXATIONS = args.cycle_memory, args.cycle_relaxations
+    ALPHA, BETA = args.alpha, (1 - args.alpha) ** 2 / 4
+    dynamics.solve_increment = _counted(dynamics.solve_increment)
     header = machine()
     start = time.perf_counter()
     rows = []
@@ -180,8 +213,10 @@ def main(argv=None) -> int:
     notes = []
     if any(r["status"] != "complete" for r in rows):
         notes.append("¹ the run did not complete (stderr says why); its numbers are those up to where it stopped.")
-    notes.append(f"Steps, Newton it. and stepping: the shaking's ({args.t_end:g} s at dt = {DT:g} s, HHT as "
-                 f"the example's HHT alpha {ALPHA:g}), the Preload's taken out. Floor: best of {args.repeat} of one factorisation + "
+    notes.append(f"Newton steps' cycle guard: {newton.CYCLE_MEMORY} iterates remembered, "
+                 f"{newton.CYCLE_RELAXATIONS} relaxation(s) a step (fem.time.newton.CycleGuard).")
+    notes.append(f"Steps, Newton it. and stepping: the shaking's ({args.t_end:g} s at dt = {DT:g} s, "
+                 f"HHT alpha {ALPHA:g} as the example), the Preload's taken out. Floor: best of {args.repeat} of one factorisation + "
                  f"solve of M / (beta dt^2) + (1 + alpha) (K + K_contact) (beta {BETA:g}) at the preloaded state on the free dofs, splu "
                  f"with {ORDERING} in symmetric mode (dense LU up to {DENSE_MAX} unknowns). Total {time.perf_counter() - start:.0f} s.")
     print("\n".join(notes))

@@ -1,6 +1,6 @@
 """A dry running-bond wall of 205 bricks (10 courses of 0.4 x 0.2 m) on a shaking table, 10 s of a record at 0.88 g.
 
-    python examples/masonry_wall.py [OUT]     # OUT (results/masonry_wall): summary.json, animation.gif
+    python examples/masonry_wall.py [OUT]     # OUT (results/masonry_wall): summary.json, animation.gif and .png
 """
 import sys
 import tempfile
@@ -25,6 +25,6 @@ if __name__ == "__main__":
                           supports=[Support(g) for g in wall.held], contacts=[joints])
         outcome = simulate(problem, [Preload(), shake], out=out, quiet=False, case="masonry_wall", paraview=True,
                            steps=Uniform(2e-3, alpha=-0.3, archive_every=25), collapse=Collapse(stop=False))
-    animate_run(out, "gif", title="running-bond wall, 205 bricks")
+    animate_run(out, "gif", title="running-bond wall, 205 bricks", still=True)
     print(f"{outcome.status} at t = {outcome.t_reached:.4g} s; collapsed: {outcome.collapse['collapsed']}; energy "
           f"books {outcome.energy['relative_error']:.1e} of the input; wall {outcome.stats['wall_s']:.0f} s; see {out}")

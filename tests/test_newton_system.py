@@ -177,7 +177,8 @@ def test_a_system_without_multipliers_is_solved_in_superlus_symmetric_mode(compa
 def test_force_terms_outside_the_pattern_grow_it():
     """Derivatives of a force term that couple dofs no element couples (a spring between two bodies
     met for the first time) are added to the iteration matrix's pattern, and kept: J equals
-    c_M M + w (c_K K + C c_v) summed the plain way, at every call, entries of earlier terms included."""
+    c_M M + w (c_K K + C c_v) summed the plain way, at every call, entries of earlier terms included, and
+    when a call's matrices have the structures of the call before (their slots kept, not searched)."""
     from fem.model.material import ElasticMaterial
     from fem.model.assembly import Model
     from fem.time.newton_system import IterationMatrix
@@ -198,7 +199,7 @@ def test_force_terms_outside_the_pattern_grow_it():
     far = (0, n - 1)  # opposite corners of the mesh: no element holds both
     assert not np.isin(far[0] * n + far[1], matrix.keys)
     tangents = [(spring(*far, 1e9), spring(*far, 1e3))]
-    for step in range(2):
+    for step in range(3):  # the third call meets the second's structures: their slots are kept
         J = matrix.data(forces, tangents, 7.0, 1.1, 0.5, 3.0)
         K = plain.stiffness + tangents[0][0] + (tangents[1][0] if step else 0)
         C = plain.damping_matrix + tangents[0][1]

@@ -194,7 +194,7 @@ def test_the_animation_of_a_series_is_written_whole_and_noted(fmt, tmp_path):
         output_folder.claim(tmp_path)
         output_folder.clear_previous()  # the run has started: what it writes stays
         _write_series(tmp_path, fmt)
-        info = animation.animate_run(tmp_path, "gif", impacts=[(0.02, "A")], title="test")
+        info = animation.animate_run(tmp_path, "gif", impacts=[(0.02, "A")], title="test", still=True)
         written = output_folder.written()
     finally:
         output_folder.release()
@@ -204,6 +204,16 @@ def test_the_animation_of_a_series_is_written_whole_and_noted(fmt, tmp_path):
     with Image.open(gif) as image:
         assert image.format == "GIF" and image.n_frames == 5 == info["frames"]
         image.seek(2)  # the impact's frame opens
+    # the still is the last frame as drawn: quantised as the GIF's frames are, it is the GIF's last frame
+    assert "animation.png" in written and info["still"] == str(tmp_path / "animation.png")
+    with Image.open(gif) as image, Image.open(tmp_path / "animation.png") as still:
+        assert still.format == "PNG"
+        frames = []
+        for k in (0, image.n_frames - 1):
+            image.seek(k)
+            frames.append(np.asarray(image.convert("RGB")))
+        png = np.asarray(still.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE).convert("RGB"))
+    assert np.array_equal(png, frames[1]) and not np.array_equal(png, frames[0])
     # written atomically: no temporary file left beside it
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".animation")]
     # the rotation (0.02 rad of 0.2 m: 4 mm, 2 % of the size) is magnified to be seen; 50 N drawn a
@@ -284,6 +294,13 @@ def test_pick_frames_keeps_the_ends_and_the_impacts_within_the_budget():
     assert animation.pick_frames(np.arange(1000.0), 150, impacts=np.arange(0.5, 1000.0, 3.0)).size <= 150
 
 
+def test_the_scales_line_speaks_of_arrows_only_when_the_series_has_forces():
+    with_forces = animation.scales_text(10.0, 50.0, 0.05, 1e-3, 2.0)
+    assert with_forces.startswith("displacements x 10 (magnified to be seen);  arrows") and "5 cm = 50 N" in with_forces
+    without = animation.scales_text(1.0, 0.0, 0.25, 2.0, 4.2)
+    assert without == "displacements x 1 (no contact forces in the series)"
+
+
 def test_magnification_and_force_scale():
     assert animation.magnification(0.88, 0.2) == 1.0  # a 0.2 m rocking is seen as it is
     assert animation.magnification(0.88, 8e-3) == 10.0  # SDNV105's 8 mm: x 10
@@ -306,3 +323,24 @@ def test_the_flag_is_refused_with_no_paraview_and_mp4_without_ffmpeg(monkeypatch
         animation.check_animate_flag(Args)
     Args.animate = None
     animation.check_animate_flag(Args)  # no flag: nothing to check
+
+
+@pytest.mark.parametrize("bodies", [2, 13])
+def test_a_summary_names_its_curves_up_to_twelve(bodies, tmp_path, monkeypatch):
+    """fem.problem.pictures.draw_summary: a panel with up to LEGEND_MAX (12) curves names them in a legend;
+    an assembly's rotations (13 bodies here, 205 in examples/masonry_wall.py) are drawn unnamed, the title
+    saying how many."""
+    from fem.problem import pictures
+
+    drawn = {}
+    monkeypatch.setattr(pictures.output_folder, "save_figure", lambda fig, path, dpi: drawn.update(fig=fig))
+    t = np.linspace(0.0, 1.0, 11)
+    history = {"t": t, "ke": t, **{f"theta[B{k}]": 0.01 * k * t for k in range(bodies)}}
+    rows = {f"B{k}": {"limit": 1.0, "overturn_verdict": {"verdict": "stands"}} for k in range(bodies)}
+    pictures.draw_summary(tmp_path / "summary.png", history, rows, {}, [])
+    rotation = drawn["fig"].axes[0]
+    assert len(rotation.get_lines()) >= bodies
+    if bodies <= pictures.LEGEND_MAX:
+        assert rotation.get_legend() is not None and "curves" not in rotation.get_title()
+    else:
+        assert rotation.get_legend() is None and f"{bodies} curves, not named" in rotation.get_title()

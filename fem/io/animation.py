@@ -50,7 +50,7 @@ from fem.ranges import BadInput
 
 __all__ = ["FORMATS", "MAX_FRAMES", "ARROW_CAP", "ARROW_FRACTION", "Frames", "available", "add_animate_flag",
            "check_animate_flag", "pick_frames", "magnification", "force_scale", "nice", "nice_up", "load_frames",
-           "write_animation", "animate_run", "animate_or_note", "why_not_written"]
+           "scales_text", "write_animation", "animate_run", "animate_or_note", "why_not_written"]
 
 #: the animation formats: GIF through Pillow (always), MP4 through ffmpeg (when on PATH)
 FORMATS = ("gif", "mp4")
@@ -326,14 +326,16 @@ def _limits(frames: Frames, mag: float, s: float, cap: float) -> tuple[tuple, tu
 
 def write_animation(path: str | Path, frames: Frames, title: str = "", note: str = "", fps: float | None = None,
                     dpi: int = 100, mag: float | None = None, scale: float | None = None,
-                    floor: float | None = None) -> dict:
+                    floor: float | None = None, still: str | Path | None = None) -> dict:
     """Draw ``frames`` and write them to ``path`` (".gif": Pillow; ".mp4": ffmpeg), atomically and
     noted by the output folder. ``title`` heads every frame, with the frame's time; ``note`` is a
     line under it (e.g. the frame of reference); ``mag`` the displacements' magnification (default
     :func:`magnification`), ``scale`` the arrows' [m/N] (default :func:`force_scale` of the median
     total contact force); ``fps`` frames a second (default: the animation lasts about 12 s, 2 to 12
     frames a second); ``floor``: the height [m] of a rigid floor drawn under the model (a model
-    without its table). Returns {"path", "frames", "magnification", "force_scale_m_per_N", "seconds"}."""
+    without its table); ``still``: a PNG file that also gets the last frame as drawn (the state a run
+    ended in: a collapse pattern), written atomically. Returns {"path", "frames", "magnification",
+    "force_scale_m_per_N", "seconds"} and, with ``still``, "still" its path."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -382,10 +384,8 @@ def write_animation(path: str | Path, frames: Frames, title: str = "", note: str
         ax.axhline(floor, color="k", lw=1.5)
         ax.fill_between(xlim, floor - 0.03 * (ylim[1] - ylim[0]), floor, color="0.85", hatch="///",
                         edgecolor="0.5", lw=0)
-    fig.text(0.5, 1 - 0.55 / height,
-             f"displacements x {mag:g}{'' if mag == 1 else ' (magnified to be seen)'};  arrows: contact forces on the "
-             f"nodes, {_length_text(legend)} = {_force_text(legend / s)}\n(red: an arrow longer than "
-             f"{_length_text(cap)}, cut to it, its force written)", ha="center", va="top", fontsize=8.5, color="0.25")
+    fig.text(0.5, 1 - 0.55 / height, scales_text(mag, typical, legend, s, cap), ha="center", va="top", fontsize=8.5,
+             color="0.25")
     t_all = frames.all_times
     line_ax.set_xlim(t_all[0], t_all[-1] if t_all[-1] > t_all[0] else t_all[0] + 1.0)
     line_ax.set_ylim(0, 1)
@@ -447,10 +447,28 @@ def write_animation(path: str | Path, frames: Frames, title: str = "", note: str
                 for j in range(len(frames.times)):
                     draw(j)
                     writer.grab_canvas()
+        if still is not None:  # the canvas holds the last frame as drawn
+            from PIL import Image
+
+            with output_folder.atomic_target(Path(still), ".tmp.png") as tmp:
+                rgba = fig.canvas.buffer_rgba()
+                Image.frombuffer("RGBA", fig.canvas.get_width_height(physical=True), rgba, "raw", "RGBA", 0, 1) \
+                    .convert("RGB").save(tmp, format="PNG")
     finally:
         plt.close(fig)
     return {"path": str(path), "frames": int(len(frames.times)), "magnification": mag, "force_scale_m_per_N": s,
-            "seconds": time.perf_counter() - start}
+            "seconds": time.perf_counter() - start, **({"still": str(still)} if still is not None else {})}
+
+
+def scales_text(mag: float, typical: float, legend: float, s: float, cap: float) -> str:
+    """The line under a frame's title: the displacements' magnification ``mag`` and, when the series has
+    contact forces (``typical`` [N] > 0), the arrows' scale: ``legend`` [m] drawn for ``legend / s`` [N],
+    arrows cut at ``cap`` [m]."""
+    text = f"displacements x {mag:g}{'' if mag == 1 else ' (magnified to be seen)'}"
+    if not typical > 0:
+        return text + " (no contact forces in the series)"
+    return (text + f";  arrows: contact forces on the nodes, {_length_text(legend)} = {_force_text(legend / s)}\n"
+            f"(red: an arrow longer than {_length_text(cap)}, cut to it, its force written)")
 
 
 def _fill(xlim: tuple, ylim: tuple, ratio: float) -> tuple[tuple, tuple]:
@@ -507,17 +525,19 @@ def _canvas_writer(fmt: str, fps: float):
 
 
 def animate_run(out: str | Path, fmt: str = "gif", impacts: Sequence = (), title: str = "", note: str = "",
-                max_frames: int = MAX_FRAMES, floor: float | None = None) -> dict:
+                max_frames: int = MAX_FRAMES, floor: float | None = None, still: bool = False) -> dict:
     """``OUT/animation.<fmt>`` of a run in ``out`` from its series ``solution`` and ``contact`` in the
-    run's format (fem.io.results.series_format); see :func:`write_animation` for what it returns.
-    Raises FileNotFoundError when the run wrote no mesh series."""
+    run's format (fem.io.results.series_format), and with ``still`` its last frame as ``OUT/animation.png``;
+    see :func:`write_animation` for what it returns. Raises FileNotFoundError when the run wrote no mesh
+    series."""
     out = Path(out)
     ext = series_format()
     solution = out / f"solution.{ext}"
     if not solution.exists():
         raise FileNotFoundError(f"{solution}: no ParaView series to animate")
     frames = load_frames(solution, out / f"contact.{ext}", impacts, max_frames)
-    return write_animation(out / f"animation.{fmt}", frames, title=title, note=note, floor=floor)
+    return write_animation(out / f"animation.{fmt}", frames, title=title, note=note, floor=floor,
+                           still=out / "animation.png" if still else None)
 
 
 def why_not_written(err: BaseException) -> str:

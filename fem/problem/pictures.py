@@ -14,6 +14,10 @@ import numpy as np
 from fem.io import output_folder
 
 
+#: a panel names its curves in a legend up to this many
+LEGEND_MAX = 12
+
+
 def draw_summary(path: Path, history: dict, bodies: dict, pairs: dict, impacts: list) -> None:
     """Write ``path`` (PNG) from ``history`` (column -> (n,) array, with ``t``), the outcome's ``bodies``
     and ``pairs`` (label -> their rows) and ``impacts``. Bodies with no verdict (held) are left out."""
@@ -60,8 +64,11 @@ def draw_summary(path: Path, history: dict, bodies: dict, pairs: dict, impacts: 
     ax_e.set_title("energy")
     for ax in (ax_rot, ax_gap, ax_rn, ax_e):
         ax.grid(alpha=0.3)
-        if ax.get_legend_handles_labels()[0]:
+        lines = len(ax.get_legend_handles_labels()[0])
+        if 0 < lines <= LEGEND_MAX:
             ax.legend(fontsize=8)
+        elif lines > LEGEND_MAX:  # an assembly's hundreds of bodies: a legend would hide the panel
+            ax.set_title(f"{ax.get_title()}\n{lines} curves, not named (more than {LEGEND_MAX})", fontsize=10)
     for ax in (ax_rn, ax_e):
         ax.set_xlabel("t [s]")
     fig.tight_layout()

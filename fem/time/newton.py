@@ -118,11 +118,16 @@ def oscillating_nodes(ctx: "PhaseContext", trials) -> list[int]:
 
 
 #: a Newton iterate repeats an earlier one of its step when it lies within this fraction of its
-#: correction's size (max norms) of one of the CYCLE_MEMORY iterates before it
+#: correction's size (max norms) of one of the CYCLE_MEMORY iterates before it (the wall's cycles have
+#: periods 2 to 8)
 CYCLE_TOLERANCE = 1e-6
-CYCLE_MEMORY = 4
-#: a step's corrections that may be relaxed, each to RELAXATION of itself, before a repeat fails it
-CYCLE_RELAXATIONS = 3
+CYCLE_MEMORY = 8
+#: a step's corrections that may be relaxed, each to RELAXATION of itself, before a repeat fails it.
+#: The 205-brick wall's first 4 s of record (python benchmarks/wall_scaling.py --sizes 10x20 --t-end 4,
+#: then with --cycle-memory 4 --cycle-relaxations 3): 6.89 Newton solves and 105 ms a step with one
+#: relaxation and 8 iterates remembered, 8.01 and 119 ms with three and 4; without the guard the cycles
+#: run to the iteration limit (40)
+CYCLE_RELAXATIONS = 1
 RELAXATION = 0.5
 
 
@@ -132,12 +137,12 @@ class CycleGuard:
     Newton's method on a piecewise smooth residual (a penalty law's stick-slip return, a gap's kink)
     can fall into a cycle: the wall of examples/masonry_wall.py has steps whose corrections alternate,
     du_k = -du_(k-1) to 1e-9 of their size, the largest residual 28.7, 25.4, 28.7, 25.4 N ... to the
-    iteration limit, after which the step is cut. An iterate x_k + dx that lies within CYCLE_TOLERANCE
-    of |dx| of one of the last CYCLE_MEMORY iterates is a repeat: the correction is relaxed to
-    RELAXATION dx (the point between the two kinks' sides, from which the iteration starts anew), at
-    most CYCLE_RELAXATIONS times a step; a further repeat fails the step at once (the caller's
-    NewtonFailure: the step is cut) instead of at the iteration limit. Iterations that never repeat
-    are untouched, bit for bit."""
+    iteration limit, after which the step is cut, and others that cycle through 8 iterates. An iterate
+    x_k + dx that lies within CYCLE_TOLERANCE of |dx| of one of the last CYCLE_MEMORY iterates is a
+    repeat: the correction is relaxed to RELAXATION dx (the point between the two kinks' sides, from
+    which the iteration starts anew), at most CYCLE_RELAXATIONS times a step; a further repeat fails
+    the step at once (the caller's NewtonFailure: the step is cut) instead of at the iteration limit.
+    Iterations that never repeat are untouched, bit for bit."""
 
     def __init__(self) -> None:
         self.recent: list[np.ndarray] = []

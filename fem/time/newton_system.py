@@ -80,6 +80,7 @@ class IterationMatrix:
         self._sources = (model.mass, model.mass_damping)  # the matrices whose data it copied
         self._mass_damping_keys = _keys(model.mass_damping, n) if model.mass_damping is not None else None
         self._extra = np.zeros(0, dtype=np.int64)  # entries of the force terms' derivatives met so far
+        self._slot_cache: list = []  # per force-term matrix of the last call: (version, indptr, indices, slots)
         self._build(self._extra)
 
     def _build(self, extra: np.ndarray) -> None:
@@ -122,12 +123,7 @@ class IterationMatrix:
         """
         extra = [(which, matrix.tocsr()) for d_du, d_dv in term_tangents
                  for which, matrix in (("K", d_du), ("C", d_dv)) if matrix is not None]
-        keys = [_keys(matrix, self.n) for _, matrix in extra]
-        slots = [np.searchsorted(self.keys, k) for k in keys]
-        if not all(np.array_equal(self.keys[np.minimum(at, self.nnz - 1)], k) for at, k in zip(slots, keys)):
-            self._extra = np.concatenate([self._extra, *keys])
-            self._build(self._extra)
-            slots = [np.searchsorted(self.keys, k) for k in keys]
+        slots = self._slots([matrix for _, matrix in extra])
         has_md = self._mass_damping_keys is not None
         md_map = self.md_map if has_md else _NO_SLOTS
         mass_damping = self.mass_damping if has_md else _NO_VALUES
@@ -143,6 +139,25 @@ class IterationMatrix:
         c_at, c_values = _entries([(at, matrix.data) for (which, matrix), at in zip(extra, slots) if which == "C"])
         return _split_data(K_data, C_data, self.k_map, self.nnz, md_map, mass_damping, k_at, k_values, c_at, c_values,
                            c_k, np.asarray(c_v, dtype=float), self.col, c_m, self.mass, w, w_rows, self.row)
+
+    def _slots(self, matrices) -> list:
+        """Where each stored entry of the CSR ``matrices`` (the force terms' derivatives) lies in J's data
+        (nnz,): their entries outside the pattern grow it first (once: the pattern keeps them). A matrix
+        with the structure (indptr, indices) it had at the previous call, on the same pattern, keeps its
+        slots (a contact term whose pairings did not change: no search)."""
+        cached = self._slot_cache
+        if len(cached) == len(matrices) and all(
+                version == self.version and np.array_equal(indptr, m.indptr) and np.array_equal(indices, m.indices)
+                for (version, indptr, indices, _), m in zip(cached, matrices)):
+            return [at for *_, at in cached]
+        keys = [_keys(matrix, self.n) for matrix in matrices]
+        slots = [np.searchsorted(self.keys, k) for k in keys]
+        if not all(np.array_equal(self.keys[np.minimum(at, self.nnz - 1)], k) for at, k in zip(slots, keys)):
+            self._extra = np.concatenate([self._extra, *keys])
+            self._build(self._extra)
+            slots = [np.searchsorted(self.keys, k) for k in keys]
+        self._slot_cache = [(self.version, m.indptr.copy(), m.indices.copy(), at) for m, at in zip(matrices, slots)]
+        return slots
 
     def matrix(self, data: np.ndarray) -> sp.csr_matrix:
         """J (n_dofs, n_dofs) as a CSR matrix (for diagnostics off the hot path)."""
