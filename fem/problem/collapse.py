@@ -21,7 +21,8 @@ blocks holding no support count. With :class:`Collapse` (``displacement``, ``ons
   limit analysis by 3 %, at t_c it lies 1.3 % below;
 * ``collapse_multiplier``: under a base motion whose horizontal history is a
   :class:`fem.loads.base_motion.Ramp` (a monotone ramp), |a_x(t_c)| / g, the load factor of a limit
-  analysis with a horizontal live load (contact.references.limit_analysis);
+  analysis with a horizontal live load (contact.references.limit_analysis). The onset and the multiplier
+  are stated under a ramp only (null otherwise: the back-extrapolation's premise does not hold);
 * ``hinges``: when it collapsed, the contact pairs (joints; a merged contact's joints one by one,
   fem.problem.Contact ``merge``) with a slave node closed and one open by
   more than ``onset`` times the blocks' median size (0.3 mm for 0.3 m voussoirs: a hinge has turned by
@@ -152,17 +153,19 @@ class CollapseWatch:
     def report(self, finished: bool) -> dict:
         """summary.json's ``collapse``: ``collapsed`` (true, false once the stages ran to their end, else
         null), ``collapsed_at`` [s], ``onset_at`` t_c [s], ``first_motion_at`` t_1 [s], the largest
-        motion and its block, ``collapse_multiplier`` (a Ramp's |a_x(t_c)| / g, else null),
-        ``acceleration_at_onset_g`` (|a_x(t_c)| / g whatever the motion), ``hinges``, ``opened``, the
-        criterion."""
+        motion and its block, ``collapse_multiplier`` and ``acceleration_at_onset_g`` (a Ramp's
+        |a_x(t_c)| / g), ``hinges``, ``opened``, the criterion. Without a Ramp (a record, a harmonic, the
+        self-weight alone) the motion does not grow as (t - t_c)^3: onset_at, collapse_multiplier and
+        acceleration_at_onset_g are null (a record's bursts gave an "onset" 0.56 s before the first
+        motion on the wall of examples/masonry_wall.py)."""
         collapsed = True if self.collapsed_at is not None else (False if finished else None)
         a = self.accelerations
-        at_onset = abs(a["a_onset"]) / self.gravity if a and self.gravity > 0 else None
+        ramped = bool(a) and isinstance(a["history"], Ramp)  # the onset's cubic growth holds under a ramp only
+        at_onset = abs(a["a_onset"]) / self.gravity if ramped and self.gravity > 0 else None
         return {"collapsed": collapsed, "collapsed_at": self.collapsed_at,
-                "onset_at": a.get("t_onset") if a else None, "first_motion_at": self.t1,
+                "onset_at": a["t_onset"] if ramped else None, "first_motion_at": self.t1,
                 "largest_motion": self.largest, "largest_motion_block": self.block,
-                "collapse_multiplier": at_onset if a and isinstance(a["history"], Ramp) else None,
-                "acceleration_at_onset_g": at_onset,
+                "collapse_multiplier": at_onset, "acceleration_at_onset_g": at_onset,
                 "hinges": list(self.hinges), "opened": list(self.opened),
                 "criterion": {"displacement": self.criterion.displacement, "onset": self.criterion.onset,
                               "blocks": len(self.labels)}}
