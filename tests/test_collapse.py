@@ -85,6 +85,46 @@ def test_the_verdict_is_undecided_until_the_stages_have_run_and_no_onset_without
     assert not Collapse(stop=False).stop and not _watch(Collapse(stop=False))(None)
 
 
+@pytest.mark.parametrize("pivot,angle,shift,expected", [
+    ((1.0, 0.0), 0.3, 0.0, "rotation"),  # tipping on its right corner: |theta| D = 2 |c|
+    ((0.5, 0.5), 0.3, 0.0, "rotation"),  # turning about its centre: no travel at all
+    ((1.7, 0.5), 0.3, 0.0, "rotation"),  # about a point 1.2 from its centre: |theta| D = 1.41 |theta| >= 1.2 |theta|
+    ((2.0, 0.5), 0.3, 0.0, "sliding"),  # about a point 1.5 from its centre: mostly travel
+    ((0.0, 0.0), 0.0, 0.15, "sliding"),  # sliding, not turning
+    ((0.0, 0.0), 0.02, 0.15, "sliding"),  # sliding while turning a little: 0.02 x 1.41 < 0.15
+])
+def test_the_mechanism_is_the_collapsed_blocks_rigid_motion(pivot, angle, shift, expected):
+    """Block A (a unit square) moves rigidly, rotated by ``angle`` about ``pivot`` and shifted by ``shift``
+    along x, until its motion passes 0.1 of its diagonal: the verdict's mechanism is ``expected``, the
+    fitted rotation the angle (to round-off), the travel its centroid's."""
+    watch = _watch()
+    watch.begin(None, 0.0, np.zeros(16))
+    X = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)
+    for s in np.linspace(0.0, 1.0, 101):
+        c, si = math.cos(s * angle), math.sin(s * angle)
+        moved = (X - pivot) @ np.array([[c, si], [-si, c]]) + pivot + [s * shift, 0.0]
+        u = np.zeros((8, 2))
+        u[:4] = moved - X
+        watch.observe(SimpleNamespace(state=SimpleNamespace(t=s, u=u.ravel())))
+        if watch.collapsed_at is not None:
+            break
+    r = watch.report(finished=False)
+    assert r["collapsed"] is True and r["mechanism"] == expected and r["mechanism_block"] == "A"
+    centre = X.mean(axis=0)
+    c, si = math.cos(s * angle), math.sin(s * angle)
+    travel = np.hypot(*((centre - pivot) @ np.array([[c, si], [-si, c]]) + pivot + [s * shift, 0.0] - centre))
+    assert r["mechanism_rotation"] == pytest.approx(s * angle, abs=1e-12)
+    assert r["mechanism_translation"] == pytest.approx(travel, abs=1e-12)
+
+
+def test_a_standing_assembly_has_no_mechanism():
+    watch = _watch()
+    watch.begin(None, 0.0, np.zeros(16))
+    _step(watch, 0.0, 1e-5)
+    r = watch.report(finished=True)
+    assert r["collapsed"] is False and r["mechanism"] is None and r["mechanism_rotation"] is None
+
+
 def test_hinges_are_joints_gaping_at_one_end_and_closed_at_the_other():
     """At the collapse: a hinge has a node closed and one open by more than onset x the blocks' median
     size (1.2e-3 m here); a joint open at every node has opened; one open by its elastic micrometre, or
@@ -124,6 +164,7 @@ def test_a_block_under_a_ramp_collapses_at_its_limit_analysis_multiplier(tmp_pat
     assert c["collapse_multiplier"] == pytest.approx(lam, rel=0.01)
     assert c["hinges"] == [labels[k] for k, _ in state.hinges]
     assert bool(c["hinges"]) == (width / height < mu)
+    assert c["mechanism"] == ("rotation" if width / height < mu else "sliding") and c["mechanism_block"] == "DRUM_1"
 
 
 def test_no_collapse_verdict_unless_asked(tmp_path):

@@ -23,6 +23,9 @@ blocks holding no support count. With :class:`Collapse` (``displacement``, ``ons
   :class:`fem.loads.base_motion.Ramp` (a monotone ramp), |a_x(t_c)| / g, the load factor of a limit
   analysis with a horizontal live load (contact.references.limit_analysis). The onset and the multiplier
   are stated under a ramp only (null otherwise: the back-extrapolation's premise does not hold);
+* ``mechanism``: how the block whose motion reached ``displacement`` first moved, fitted as a rigid
+  motion: ``rotation`` when its rotation turns its size by at least its centroid's travel (a block tipping
+  on a corner, a voussoir turning about a hinge), ``sliding`` otherwise (a wall's courses on their beds);
 * ``hinges``: when it collapsed, the contact pairs (joints; a merged contact's joints one by one,
   fem.problem.Contact ``merge``) with a slave node closed and one open by
   more than ``onset`` times the blocks' median size (0.3 mm for 0.3 m voussoirs: a hinge has turned by
@@ -83,6 +86,8 @@ class CollapseWatch:
         self.nodes = np.concatenate(nodes) if nodes else np.zeros(0, dtype=np.int64)
         self.starts = np.cumsum([0] + [len(n) for n in nodes[:-1]]).astype(np.int64)
         self.size = np.array([float(np.hypot(*np.ptp(points[n], axis=0))) for n in nodes])
+        self.X = np.asarray(points, dtype=float)[self.nodes]  # the blocks' nodes' initial positions (n_b, 2)
+        self.mechanism: dict = {}
         self.u0: np.ndarray | None = None
         self.stage, self.t_start = None, 0.0
         self.largest, self.block = 0.0, None
@@ -126,7 +131,24 @@ class CollapseWatch:
         if self.collapsed_at is None and m >= c.displacement:
             self.collapsed_at = t
             self._joints()
+            self.mechanism = self._mechanism(k, d)
         return {"moved": m}
+
+    def _mechanism(self, k: int, d: np.ndarray) -> dict:
+        """How block ``k`` moved, ``d`` (n_b, 2) the blocks' node displacements since the reference [m]:
+        its best-fit rigid motion (2-D Procrustes) from its reference positions P0 to its current P1, the
+        rotation theta = atan2(sum A_i x B_i, sum A_i . B_i) [rad] (A, B: P0, P1 about their centroids) and
+        the translation |c| of its centroid [m]; ``rotation`` when theta turns its size D by at least its
+        centroid's travel (|theta| D >= |c|: a block rocking on a corner, |theta| D = 2 |c|, or a voussoir
+        turning about a hinge), ``sliding`` otherwise."""
+        end = self.starts[k + 1] if k + 1 < len(self.starts) else len(self.nodes)
+        P0 = self.X[self.starts[k]:end] + self.u0[self.starts[k]:end]
+        P1 = P0 + d[self.starts[k]:end]
+        A, B = P0 - P0.mean(axis=0), P1 - P1.mean(axis=0)
+        theta = math.atan2(float(np.sum(A[:, 0] * B[:, 1] - A[:, 1] * B[:, 0])), float(np.sum(A * B)))
+        travel = float(np.hypot(*(P1.mean(axis=0) - P0.mean(axis=0))))
+        return {"mechanism": "rotation" if abs(theta) * self.size[k] >= travel else "sliding",
+                "mechanism_block": self.labels[k], "mechanism_rotation": theta, "mechanism_translation": travel}
 
     def _joints(self) -> None:
         wide = self.criterion.onset * float(np.median(self.size))  # [m]
@@ -154,7 +176,9 @@ class CollapseWatch:
         """summary.json's ``collapse``: ``collapsed`` (true, false once the stages ran to their end, else
         null), ``collapsed_at`` [s], ``onset_at`` t_c [s], ``first_motion_at`` t_1 [s], the largest
         motion and its block, ``collapse_multiplier`` and ``acceleration_at_onset_g`` (a Ramp's
-        |a_x(t_c)| / g), ``hinges``, ``opened``, the criterion. Without a Ramp (a record, a harmonic, the
+        |a_x(t_c)| / g), ``mechanism`` (``rotation`` or ``sliding``: how the block that collapsed moved,
+        :meth:`_mechanism`; null while standing) with that block, its rotation [rad] and its centroid's
+        travel [m], ``hinges``, ``opened``, the criterion. Without a Ramp (a record, a harmonic, the
         self-weight alone) the motion does not grow as (t - t_c)^3: onset_at, collapse_multiplier and
         acceleration_at_onset_g are null (a record's bursts gave an "onset" 0.56 s before the first
         motion on the wall of examples/masonry_wall.py)."""
@@ -166,6 +190,9 @@ class CollapseWatch:
                 "onset_at": a["t_onset"] if ramped else None, "first_motion_at": self.t1,
                 "largest_motion": self.largest, "largest_motion_block": self.block,
                 "collapse_multiplier": at_onset, "acceleration_at_onset_g": at_onset,
+                "mechanism": self.mechanism.get("mechanism"), "mechanism_block": self.mechanism.get("mechanism_block"),
+                "mechanism_rotation": self.mechanism.get("mechanism_rotation"),
+                "mechanism_translation": self.mechanism.get("mechanism_translation"),
                 "hinges": list(self.hinges), "opened": list(self.opened),
                 "criterion": {"displacement": self.criterion.displacement, "onset": self.criterion.onset,
                               "blocks": len(self.labels)}}

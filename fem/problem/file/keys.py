@@ -304,7 +304,7 @@ TABLES = (
     Table("[collapse]", "the collapse verdict of an assembly of blocks (an arch, a wall): a block's motion is its "
           "nodes' largest displacement since the first dynamic stage began over its size (its bounding box's "
           "diagonal); summary.json collapse: collapsed, collapsed_at, onset_at, collapse_multiplier (under a "
-          "ramp), hinges", (
+          "ramp), mechanism (rotation or sliding), hinges", (
         ("displacement", "the motion at which the assembly has collapsed, in (0, 10] (default 0.1)"),
         ("onset", "the motion at which its collapse is seen to begin, 8 times it at most displacement "
                   "(default 0.001)"),
