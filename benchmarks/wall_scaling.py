@@ -28,10 +28,10 @@ Penalty(1e8 N/m, mu 0.7, tangential 1e8 N/m) term), written as a gmsh file, then
 The floor, measured in this process at the preload's end state u (v = 0), is the best of --repeat of one
 factorisation + solve of the iteration matrix on the free dofs (every dof but the support's and the unused
 ones, fem.loads.applied.resolve_constraints): J = M / (beta dt^2) + (1 + alpha) (K + K_c), HHT's beta = (1 - alpha)^2 / 4 of
-alpha = -0.3 (the example's), dt = 2e-3 s,
+the runs' alpha (--alpha, default -0.3: the example's), dt = 2e-3 s,
 K the model's tangent stiffness (model.forces(u, v, tangent=True)), K_c the penalty term's d_du
 (term.evaluate(u, v, 0, tangent=True), a fresh term); ``scipy.sparse.linalg.splu(J_ff, permc_spec=ORDERING,
-diag_pivot_thresh=SYMMETRIC_PIVOT, options=dict(SymmetricMode=True)).solve(b)`` (a dense LU up to DENSE_MAX
+**SYMMETRIC_MODE).solve(b)`` (SuperLU's symmetric mode; a dense LU up to DENSE_MAX
 unknowns; fem.time.newton_system). Newton it. / floor = ms per Newton iteration / floor. The first size is preceded by an untimed 2x2 wall run (numba's loops loaded).
 Progress goes to stderr. Nothing here asserts a timing.
 """
@@ -57,7 +57,7 @@ from fem.problem import Contact, assemble
 from fem.problem.grading import moving_bodies
 from fem.problem.physics import supports
 from fem.time import dynamics, newton
-from fem.time.newton_system import DENSE_MAX, ORDERING, SYMMETRIC_PIVOT
+from fem.time.newton_system import DENSE_MAX, ORDERING, SYMMETRIC_MODE
 from meshes.assemblies import running_bond_wall, write
 from speed import machine  # benchmarks/, the script's folder
 from timing import best_time
@@ -65,8 +65,7 @@ from timing import best_time
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "examples" / "records" / "synthetic_10s_h_v.csv"
 DT = 2e-3  # [s], the run's uniform step and the floor's
-ALPHA = -0.3  # HHT's alpha, the example's
-BETA = (1 - ALPHA) ** 2 / 4  # HHT's beta, the floor's iteration matrix
+ALPHA = -0.3  # HHT's alpha, the example's (--alpha)
 
 
 #: Newton corrections solved so far in this process (every one, a failed step's too)
@@ -78,6 +77,12 @@ def _counted(solve):
         SOLVES[0] += 1
         return solve(*args, **kwargs)
     return counted
+
+
+def _with_solves(run):
+    """(run(), the Newton corrections it solved)."""
+    before = SOLVES[0]
+    return run(), SOLVES[0] - before
 
 
 def wall_problem(courses: int, bricks: int, folder: Path, merge: bool = True) -> Problem:
@@ -94,7 +99,7 @@ def shake(t_end: float) -> BaseMotion:
     return BaseMotion(t_end, x=read_record(RECORD, column=1, scale=2.5), y=read_record(RECORD, column=2, scale=2.5))
 
 
-def floor(assembled, u: np.ndarray, repeat: int) -> tuple[float, int]:
+def floor(assembled, u: np.ndarray, repeat: int, alpha: float) -> tuple[float, int]:
     """(the best time [s] of one factorisation + solve of J_ff at u, v = 0; the free dofs) (module docstring)."""
     model = assembled.model
     v = np.zeros_like(u)
@@ -102,7 +107,8 @@ def floor(assembled, u: np.ndarray, repeat: int) -> tuple[float, int]:
     for term in assembled.terms:
         d_du = term.evaluate(u, v, 0.0, True).d_du
         K = K if d_du is None else K + d_du
-    J = (model.mass / (BETA * DT * DT) + (1 + ALPHA) * K).tocsr()
+    beta = (1 - alpha) ** 2 / 4  # HHT's
+    J = (model.mass / (beta * DT * DT) + (1 + alpha) * K).tocsr()
     fixed = resolve_constraints(model.mesh, supports(assembled.problem.supports), extra_fixed=model.unused_dofs).dofs
     free = np.setdiff1d(np.arange(model.n_dofs), fixed)
     J_ff = J[free][:, free].tocsc()
@@ -110,29 +116,25 @@ def floor(assembled, u: np.ndarray, repeat: int) -> tuple[float, int]:
     if free.size <= DENSE_MAX:  # the solver the run uses (fem.time.newton_system)
         dense = J_ff.toarray()
         return best_time(lambda: sl.lu_solve(sl.lu_factor(dense, check_finite=False), b), repeat)[0], free.size
-    symmetric = dict(diag_pivot_thresh=SYMMETRIC_PIVOT, options=dict(SymmetricMode=True))
-    return best_time(lambda: spla.splu(J_ff, permc_spec=ORDERING, **symmetric).solve(b), repeat)[0], free.size
+    return best_time(lambda: spla.splu(J_ff, permc_spec=ORDERING, **SYMMETRIC_MODE).solve(b), repeat)[0], free.size
 
 
-def measure(courses: int, bricks: int, t_end: float, repeat: int, folder: Path, merge: bool = True) -> dict:
+def measure(courses: int, bricks: int, t_end: float, repeat: int, folder: Path, merge: bool = True,
+            alpha: float = ALPHA) -> dict:
     """One size's row (module docstring)."""
     problem = wall_problem(courses, bricks, folder, merge)
     t0 = time.perf_counter()
     assembled = assemble(problem)
     assemble_s = time.perf_counter() - t0
-    solves = SOLVES[0]
-    run = simulate(problem, [Preload(), shake(t_end)], steps=Uniform(DT, alpha=ALPHA))
-    solves = SOLVES[0] - solves
-    pre_solves = SOLVES[0]
-    pre = simulate(problem, [Preload()], steps=Uniform(DT, alpha=ALPHA))
-    solves -= SOLVES[0] - pre_solves
-    floor_s, free = floor(assembled, pre.state.u, repeat)
+    run, solves = _with_solves(lambda: simulate(problem, [Preload(), shake(t_end)], steps=Uniform(DT, alpha=alpha)))
+    pre, pre_solves = _with_solves(lambda: simulate(problem, [Preload()], steps=Uniform(DT, alpha=alpha)))
+    floor_s, free = floor(assembled, pre.state.u, repeat, alpha)
     search = run.contact_search["contacts"][0]
     shaking = {k: run.stats.get(k, 0) - pre.stats.get(k, 0) for k in ("steps", "newton_iterations", "stepping_s")}
     return {"size": f"{courses}x{bricks}", "status": run.status, "message": run.message,
             "bricks": len(moving_bodies(assembled)), "joints": search["interfaces"], "dofs": assembled.model.n_dofs,
             "free": free, "edges": search["boundary_edges"], "search_s": search["seconds"], "assemble_s": assemble_s,
-            "t_end": t_end, "floor_s": floor_s, "solves": solves, **shaking}
+            "t_end": t_end, "floor_s": floor_s, "solves": solves - pre_solves, **shaking}
 
 
 def parse_sizes(text: str) -> list[tuple[int, int]]:
@@ -168,7 +170,6 @@ def table(rows: list[dict]) -> list[str]:
 
 
 def main(argv=None) -> int:
-    global ALPHA, BETA  # --alpha sets the runs' and the floor's
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--sizes", type=parse_sizes, default=parse_sizes("2x5,5x10,10x20,20x50"),
                         help="walls COURSESxBRICKS, comma-separated (default 2x5,5x10,10x20,20x50)")
@@ -189,7 +190,6 @@ def main(argv=None) -> int:
     if not -1 / 3 <= args.alpha <= 0:
         parser.error("--alpha must lie in [-1/3, 0]")
     newton.CYCLE_MEMORY, newton.CYCLE_RELAXATIONS = args.cycle_memory, args.cycle_relaxations
-    ALPHA, BETA = args.alpha, (1 - args.alpha) ** 2 / 4
     dynamics.solve_increment = _counted(dynamics.solve_increment)
     header = machine()
     start = time.perf_counter()
@@ -203,7 +203,7 @@ def main(argv=None) -> int:
                   file=sys.stderr, flush=True)
             folder = Path(tmp) / f"{courses}x{bricks}"
             folder.mkdir(exist_ok=True)
-            rows.append(measure(courses, bricks, args.t_end, args.repeat, folder, not args.pair_a_joint))
+            rows.append(measure(courses, bricks, args.t_end, args.repeat, folder, not args.pair_a_joint, args.alpha))
             if rows[-1]["status"] != "complete":
                 print(f"  {rows[-1]['status']}: {rows[-1]['message']}", file=sys.stderr, flush=True)
     print(header)
@@ -216,8 +216,8 @@ def main(argv=None) -> int:
     notes.append(f"Newton steps' cycle guard: {newton.CYCLE_MEMORY} iterates remembered, "
                  f"{newton.CYCLE_RELAXATIONS} relaxation(s) a step (fem.time.newton.CycleGuard).")
     notes.append(f"Steps, Newton it. and stepping: the shaking's ({args.t_end:g} s at dt = {DT:g} s, "
-                 f"HHT alpha {ALPHA:g} as the example), the Preload's taken out. Floor: best of {args.repeat} of one factorisation + "
-                 f"solve of M / (beta dt^2) + (1 + alpha) (K + K_contact) (beta {BETA:g}) at the preloaded state on the free dofs, splu "
+                 f"HHT alpha {args.alpha:g}; the example's {ALPHA:g}), the Preload's taken out. Floor: best of {args.repeat} of one factorisation + "
+                 f"solve of M / (beta dt^2) + (1 + alpha) (K + K_contact) (HHT's beta {(1 - args.alpha) ** 2 / 4:g}) at the preloaded state on the free dofs, splu "
                  f"with {ORDERING} in symmetric mode (dense LU up to {DENSE_MAX} unknowns). Total {time.perf_counter() - start:.0f} s.")
     print("\n".join(notes))
     return 0

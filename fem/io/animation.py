@@ -448,12 +448,8 @@ def write_animation(path: str | Path, frames: Frames, title: str = "", note: str
                     draw(j)
                     writer.grab_canvas()
         if still is not None:  # the canvas holds the last frame as drawn
-            from PIL import Image
-
             with output_folder.atomic_target(Path(still), ".tmp.png") as tmp:
-                rgba = fig.canvas.buffer_rgba()
-                Image.frombuffer("RGBA", fig.canvas.get_width_height(physical=True), rgba, "raw", "RGBA", 0, 1) \
-                    .convert("RGB").save(tmp, format="PNG")
+                _canvas_image(fig.canvas).convert("RGB").save(tmp, format="PNG")
     finally:
         plt.close(fig)
     return {"path": str(path), "frames": int(len(frames.times)), "magnification": mag, "force_scale_m_per_N": s,
@@ -490,6 +486,13 @@ def _first_after(times: np.ndarray, t: float) -> float:
     return float(times[min(i, times.size - 1)])
 
 
+def _canvas_image(canvas):
+    """The canvas's pixels as drawn (blitted frames included) as a PIL RGBA image (sharing its buffer)."""
+    from PIL import Image
+
+    return Image.frombuffer("RGBA", canvas.get_width_height(physical=True), canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+
+
 def _canvas_writer(fmt: str, fps: float):
     """matplotlib's PillowWriter ("gif") or FFMpegWriter ("mp4"), taking each frame from the canvas
     as drawn (blitted: ``grab_canvas``) rather than redrawing the figure, which would leave out the
@@ -507,9 +510,9 @@ def _canvas_writer(fmt: str, fps: float):
 
     class CanvasPillowWriter(PillowWriter):
         def grab_canvas(self) -> None:
-            size, rgba = pixels(self)
-            image = Image.frombuffer("RGBA", size, rgba, "raw", "RGBA", 0, 1)
-            self._frames.append(image.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE))
+            pixels(self)  # the canvas's size checked against the movie's
+            self._frames.append(_canvas_image(self.fig.canvas).convert("RGB").quantize(
+                256, method=Image.Quantize.FASTOCTREE))
 
     class CanvasFFMpegWriter(FFMpegWriter):
         def grab_canvas(self) -> None:

@@ -41,10 +41,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from fem.loads.base_motion import Ramp
+from fem.problem.observe import fitted_rotation
 from fem.ranges import BadInput
 
 #: the motion at the second instant of the onset's back-extrapolation, in onsets (2^3: t_2 - t_c = 2 (t_1 - t_c))
 ONSET_GROWTH = 8.0
+#: summary.json's keys of the collapse's mechanism (CollapseWatch._mechanism)
+MECHANISM_KEYS = ("mechanism", "mechanism_block", "mechanism_rotation", "mechanism_translation")
 
 
 @dataclass(frozen=True)
@@ -87,7 +90,7 @@ class CollapseWatch:
         self.starts = np.cumsum([0] + [len(n) for n in nodes[:-1]]).astype(np.int64)
         self.size = np.array([float(np.hypot(*np.ptp(points[n], axis=0))) for n in nodes])
         self.X = np.asarray(points, dtype=float)[self.nodes]  # the blocks' nodes' initial positions (n_b, 2)
-        self.mechanism: dict = {}
+        self.mechanism = dict.fromkeys(MECHANISM_KEYS)  # summary.json's, null until the collapse
         self.u0: np.ndarray | None = None
         self.stage, self.t_start = None, 0.0
         self.largest, self.block = 0.0, None
@@ -136,19 +139,17 @@ class CollapseWatch:
 
     def _mechanism(self, k: int, d: np.ndarray) -> dict:
         """How block ``k`` moved, ``d`` (n_b, 2) the blocks' node displacements since the reference [m]:
-        its best-fit rigid motion (2-D Procrustes) from its reference positions P0 to its current P1, the
-        rotation theta = atan2(sum A_i x B_i, sum A_i . B_i) [rad] (A, B: P0, P1 about their centroids) and
-        the translation |c| of its centroid [m]; ``rotation`` when theta turns its size D by at least its
+        its best-fit rigid motion from its reference positions P0 to its current P1, the rotation theta
+        [rad] (fem.problem.observe.fitted_rotation) and the translation |c| of its centroid [m]; ``rotation`` when theta turns its size D by at least its
         centroid's travel (|theta| D >= |c|: a block rocking on a corner, |theta| D = 2 |c|, or a voussoir
         turning about a hinge), ``sliding`` otherwise."""
         end = self.starts[k + 1] if k + 1 < len(self.starts) else len(self.nodes)
         P0 = self.X[self.starts[k]:end] + self.u0[self.starts[k]:end]
         P1 = P0 + d[self.starts[k]:end]
-        A, B = P0 - P0.mean(axis=0), P1 - P1.mean(axis=0)
-        theta = math.atan2(float(np.sum(A[:, 0] * B[:, 1] - A[:, 1] * B[:, 0])), float(np.sum(A * B)))
+        theta = fitted_rotation(P0 - P0.mean(axis=0), P1 - P1.mean(axis=0))
         travel = float(np.hypot(*(P1.mean(axis=0) - P0.mean(axis=0))))
-        return {"mechanism": "rotation" if abs(theta) * self.size[k] >= travel else "sliding",
-                "mechanism_block": self.labels[k], "mechanism_rotation": theta, "mechanism_translation": travel}
+        return dict(zip(MECHANISM_KEYS, ("rotation" if abs(theta) * self.size[k] >= travel else "sliding",
+                                         self.labels[k], theta, travel)))
 
     def _joints(self) -> None:
         wide = self.criterion.onset * float(np.median(self.size))  # [m]
@@ -190,9 +191,7 @@ class CollapseWatch:
                 "onset_at": a["t_onset"] if ramped else None, "first_motion_at": self.t1,
                 "largest_motion": self.largest, "largest_motion_block": self.block,
                 "collapse_multiplier": at_onset, "acceleration_at_onset_g": at_onset,
-                "mechanism": self.mechanism.get("mechanism"), "mechanism_block": self.mechanism.get("mechanism_block"),
-                "mechanism_rotation": self.mechanism.get("mechanism_rotation"),
-                "mechanism_translation": self.mechanism.get("mechanism_translation"),
+                **self.mechanism,
                 "hinges": list(self.hinges), "opened": list(self.opened),
                 "criterion": {"displacement": self.criterion.displacement, "onset": self.criterion.onset,
                               "blocks": len(self.labels)}}

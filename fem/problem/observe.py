@@ -30,6 +30,16 @@ IMPACT_WINDOW = 2e-3
 ALTERNATION_STEP = 0.01
 
 
+def fitted_rotation(X: np.ndarray, x: np.ndarray) -> float:
+    """The rotation [rad, counter-clockwise +] that best carries the points ``X`` (n, 2) onto ``x`` (n, 2),
+    both about their centroids (2-D Procrustes)::
+
+        theta = atan2(sum X_i x x_i, sum X_i . x_i)"""
+    cross = float(np.sum(X[:, 0] * x[:, 1] - X[:, 1] * x[:, 0]))
+    dot = float(np.sum(X * x))
+    return math.atan2(cross, dot)
+
+
 class BodyRotation:
     """The rigid rotation of a body that best fits its nodes' motion (2-D Procrustes)::
 
@@ -48,10 +58,8 @@ class BodyRotation:
         d = u.reshape(-1, 2)[self.nodes]
         x = self.X + d - d.mean(axis=0)
         w = v.reshape(-1, 2)[self.nodes]  # its mean (the centroid's velocity) drops out: sum of x is 0
-        cross = float(np.sum(self.X[:, 0] * x[:, 1] - self.X[:, 1] * x[:, 0]))
-        dot = float(np.sum(self.X * x))
         omega = float(np.sum(x[:, 0] * w[:, 1] - x[:, 1] * w[:, 0]) / np.sum(x * x))
-        return math.atan2(cross, dot), omega
+        return fitted_rotation(self.X, x), omega
 
 
 class CornerRotation:

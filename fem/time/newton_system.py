@@ -47,6 +47,8 @@ ORDERING = "MMD_AT_PLUS_A"
 #: 0.50 M with partial pivoting on the same ordering. The mixed systems, whose multiplier block has
 #: zeros on its diagonal, keep partial pivoting.
 SYMMETRIC_PIVOT = 0.1
+#: splu's keyword arguments for those systems (read only)
+SYMMETRIC_MODE = dict(diag_pivot_thresh=SYMMETRIC_PIVOT, options=dict(SymmetricMode=True))
 #: below this reciprocal condition number (1-norm, LAPACK gecon) a dense LU is not trusted. The
 #: mixed systems of a sound step have about 1e-15 (the contact rows are scaled by rho ~ 1e12 N/m
 #: against A's ones); a contact equation that is redundant with an imposed dof but for a round-off
@@ -344,8 +346,7 @@ class NewtonSystem:
         with warnings.catch_warnings():
             warnings.simplefilter("error", spla.MatrixRankWarning)
             try:
-                pivoting = dict(diag_pivot_thresh=SYMMETRIC_PIVOT, options=dict(SymmetricMode=True)) \
-                    if pattern.symmetric else {}
+                pivoting = SYMMETRIC_MODE if pattern.symmetric else {}
                 if pattern.N > DENSE_MAX and pattern.order is None:
                     pattern.csc.data = data
                     lu = spla.splu(pattern.csc, permc_spec=ORDERING, **pivoting)
